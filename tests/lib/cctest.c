@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cctest.h"
+
+const char *cctest_source_dir(void)
+{
+	const char *e = getenv("CC_SOURCE_DIR");
+	return e ? e : CC_SOURCE_DIR_DEFAULT;
+}
+
+const char *cctest_build_dir(void)
+{
+	const char *e = getenv("CC_BUILD_DIR");
+	return e ? e : CC_BUILD_DIR_DEFAULT;
+}
+
+char *cctest_mkdtemp(void)
+{
+	char tmpl[] = "/tmp/cctest-XXXXXX";
+	char *p = mkdtemp(tmpl);
+
+	ck_assert_ptr_nonnull(p);
+	p = strdup(p);
+	ck_assert_ptr_nonnull(p);
+	return p;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void) st;
+	(void) flag;
+	(void) ftw;
+	return remove(path) < 0 ? -1 : 0;
+}
+
+int cctest_rm_rf(const char *path)
+{
+	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0 ? -1 : 0;
+}
+
+int cctest_run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

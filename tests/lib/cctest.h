@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* Helpers shared by the Check suites. */
+
+#include <check.h>
+#include <string.h>
+
+#define ASSERT_OK(expr)                                                                           \
+	do {                                                                                      \
+		int _r = (expr);                                                                  \
+		ck_assert_msg(_r >= 0, "%s failed: %s", #expr, strerror(_r < 0 ? -_r : _r));      \
+	} while (0)
+
+#define ASSERT_ERRNO(expr, e)                                                                     \
+	do {                                                                                      \
+		int _r = (expr);                                                                  \
+		ck_assert_msg(_r == -(e), "%s returned %d (%s), expected -%s", #expr, _r,         \
+			      _r < 0 ? strerror(-_r) : "success", #e);                            \
+	} while (0)
+
+/* Source tree root, from CC_SOURCE_DIR (set by CTest) or the compiled-in default. */
+const char *cctest_source_dir(void);
+/* Build tree root, from CC_BUILD_DIR (set by CTest) or the compiled-in default. */
+const char *cctest_build_dir(void);
+/* A fresh temporary directory, removed with cctest_rm_rf(). Returns a static buffer copy. */
+char *cctest_mkdtemp(void);
+int cctest_rm_rf(const char *path);
+
+/* Run a suite with the Check runner; returns the process exit code. */
+int cctest_run_suite(Suite *s);

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cc/cleanup.h"
+#include "cc/fileio.h"
+#include "cc/log.h"
+#include "cctest.h"
+
+START_TEST(test_read_full_file_reads_contents)
+{
+	_cleanup_free_ char *dir = cctest_mkdtemp(), *path = NULL, *buf = NULL;
+	size_t len;
+
+	ck_assert_int_ge(asprintf(&path, "%s/f", dir), 0);
+	ASSERT_OK(write_string_file_atomic(path, "hello\n", 0644));
+	ASSERT_OK(read_full_file(path, 100, &buf, &len));
+	ck_assert_uint_eq(len, 6);
+	ck_assert_str_eq(buf, "hello\n");
+	cctest_rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_read_full_file_rejects_oversized)
+{
+	_cleanup_free_ char *dir = cctest_mkdtemp(), *path = NULL, *buf = NULL;
+
+	ck_assert_int_ge(asprintf(&path, "%s/f", dir), 0);
+	ASSERT_OK(write_string_file_atomic(path, "0123456789", 0600));
+	ASSERT_ERRNO(read_full_file(path, 9, &buf, NULL), EFBIG);
+	ck_assert_ptr_null(buf);
+	ASSERT_ERRNO(read_full_file(dir, 9, &buf, NULL), EISDIR);
+	ASSERT_ERRNO(read_full_file("/nonexistent/x", 9, &buf, NULL), ENOENT);
+	cctest_rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_read_full_fd_caps_streams)
+{
+	int p[2];
+	char data[64];
+	_cleanup_free_ char *buf = NULL;
+
+	memset(data, 'x', sizeof(data));
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	ASSERT_OK(loop_write(p[1], data, sizeof(data)));
+	close(p[1]);
+	ASSERT_ERRNO(read_full_fd(p[0], 10, &buf, NULL), EFBIG);
+	close(p[0]);
+}
+END_TEST
+
+START_TEST(test_log_returns_negative_errno)
+{
+	log_set_max_level(LOG_CRIT);
+	ck_assert_int_eq(log_error_errno(ENOENT, "x"), -ENOENT);
+	ck_assert_int_eq(log_error_errno(-EINVAL, "x"), -EINVAL);
+	log_set_max_level(LOG_DEBUG);
+	ck_assert_int_eq(log_error_errno(-EPERM, "shown: %m"), -EPERM);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("common");
+	TCase *tc = tcase_create("fileio");
+
+	tcase_add_test(tc, test_read_full_file_reads_contents);
+	tcase_add_test(tc, test_read_full_file_rejects_oversized);
+	tcase_add_test(tc, test_read_full_fd_caps_streams);
+	tcase_add_test(tc, test_log_returns_negative_errno);
+	suite_add_tcase(s, tc);
+	return cctest_run_suite(s);
+}
