@@ -24,8 +24,8 @@ void log_set_prefix(const char *prefix)
 	log_prefix = prefix;
 }
 
-int log_internal(int level, int err, const char *file, int line, const char *func,
-		 const char *fmt, ...)
+int log_internal(int level, int err, const char *file, int line, const char *func, const char *fmt,
+		 ...)
 {
 	int saved = errno;
 	int e = err < 0 ? -err : err;

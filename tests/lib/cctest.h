@@ -6,17 +6,17 @@
 #include <check.h>
 #include <string.h>
 
-#define ASSERT_OK(expr)                                                                           \
-	do {                                                                                      \
-		int _r = (expr);                                                                  \
-		ck_assert_msg(_r >= 0, "%s failed: %s", #expr, strerror(_r < 0 ? -_r : _r));      \
+#define ASSERT_OK(expr)                                                                      \
+	do {                                                                                 \
+		int _r = (expr);                                                             \
+		ck_assert_msg(_r >= 0, "%s failed: %s", #expr, strerror(_r < 0 ? -_r : _r)); \
 	} while (0)
 
-#define ASSERT_ERRNO(expr, e)                                                                     \
-	do {                                                                                      \
-		int _r = (expr);                                                                  \
-		ck_assert_msg(_r == -(e), "%s returned %d (%s), expected -%s", #expr, _r,         \
-			      _r < 0 ? strerror(-_r) : "success", #e);                            \
+#define ASSERT_ERRNO(expr, e)                                                             \
+	do {                                                                              \
+		int _r = (expr);                                                          \
+		ck_assert_msg(_r == -(e), "%s returned %d (%s), expected -%s", #expr, _r, \
+			      _r < 0 ? strerror(-_r) : "success", #e);                    \
 	} while (0)
 
 /* Source tree root, from CC_SOURCE_DIR (set by CTest) or the compiled-in default. */

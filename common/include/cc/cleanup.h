@@ -14,11 +14,11 @@
 
 #include "cc/macro.h"
 
-#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)                                                   \
-	static inline void func##p(type *p)                                                       \
-	{                                                                                         \
-		if (*p)                                                                           \
-			func(*p);                                                                 \
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func) \
+	static inline void func##p(type *p)     \
+	{                                       \
+		if (*p)                         \
+			func(*p);               \
 	}
 
 static inline void freep(void *p)
@@ -26,7 +26,7 @@ static inline void freep(void *p)
 	free(*(void **) p);
 }
 
-/* Close fd unless it is negative; keeps errno. Returns -1 so callers can write fd = safe_close(fd). */
+/* Close fd unless negative; keeps errno. Returns -1, so callers can write fd = safe_close(fd). */
 static inline int safe_close(int fd)
 {
 	if (fd >= 0) {
@@ -59,16 +59,16 @@ static inline void closedirp(DIR **d)
 #define _cleanup_fclose_   _cleanup_(fclosep)
 #define _cleanup_closedir_ _cleanup_(closedirp)
 
-#define TAKE_PTR(p)                                                                               \
-	({                                                                                        \
-		typeof(p) _p = (p);                                                               \
-		(p) = NULL;                                                                       \
-		_p;                                                                               \
+#define TAKE_PTR(p)                 \
+	({                          \
+		typeof(p) _p = (p); \
+		(p) = NULL;         \
+		_p;                 \
 	})
 
-#define TAKE_FD(fd)                                                                               \
-	({                                                                                        \
-		int _fd = (fd);                                                                   \
-		(fd) = -1;                                                                        \
-		_fd;                                                                              \
+#define TAKE_FD(fd)             \
+	({                      \
+		int _fd = (fd); \
+		(fd) = -1;      \
+		_fd;            \
 	})

@@ -19,15 +19,15 @@ int log_get_max_level(void);
 /* Program name printed in front of each message ("cc-vmm: ..."). NULL prints none. */
 void log_set_prefix(const char *prefix);
 
-int log_internal(int level, int err, const char *file, int line, const char *func,
-		 const char *fmt, ...) _printf_(6, 7);
+int log_internal(int level, int err, const char *file, int line, const char *func, const char *fmt,
+		 ...) _printf_(6, 7);
 
-#define log_full_errno(level, err, ...)                                                           \
-	({                                                                                        \
-		int _lvl = (level), _e = (err);                                                   \
-		(_lvl <= log_get_max_level())                                                     \
-			? log_internal(_lvl, _e, __FILE__, __LINE__, __func__, __VA_ARGS__)       \
-			: -(_e < 0 ? -_e : _e);                                                   \
+#define log_full_errno(level, err, ...)                                                     \
+	({                                                                                  \
+		int _lvl = (level), _e = (err);                                             \
+		(_lvl <= log_get_max_level())                                               \
+			? log_internal(_lvl, _e, __FILE__, __LINE__, __func__, __VA_ARGS__) \
+			: -(_e < 0 ? -_e : _e);                                             \
 	})
 
 #define log_full(level, ...) (void) log_full_errno(level, 0, __VA_ARGS__)

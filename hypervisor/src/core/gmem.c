@@ -24,8 +24,8 @@ int gmem_add_region(struct gmem *gm, uint64_t gpa, uint64_t size, void *hva, uin
 	}
 	if (gm->n_regions >= GMEM_MAX_REGIONS)
 		return -ENOSPC;
-	gm->regions[gm->n_regions++] = (struct gmem_region){
-		.gpa = gpa, .size = size, .hva = hva, .flags = flags};
+	gm->regions[gm->n_regions++] =
+		(struct gmem_region){.gpa = gpa, .size = size, .hva = hva, .flags = flags};
 	return 0;
 }
 
@@ -121,14 +121,14 @@ int gmem_write(const struct gmem *gm, uint64_t gpa, const void *buf, size_t len)
 	return 0;
 }
 
-#define GMEM_DEFINE_SCALAR(bits)                                                                  \
-	int gmem_read_u##bits(const struct gmem *gm, uint64_t gpa, uint##bits##_t *ret)           \
-	{                                                                                         \
-		return gmem_read(gm, gpa, ret, sizeof(*ret));                                     \
-	}                                                                                         \
-	int gmem_write_u##bits(const struct gmem *gm, uint64_t gpa, uint##bits##_t v)             \
-	{                                                                                         \
-		return gmem_write(gm, gpa, &v, sizeof(v));                                        \
+#define GMEM_DEFINE_SCALAR(bits)                                                        \
+	int gmem_read_u##bits(const struct gmem *gm, uint64_t gpa, uint##bits##_t *ret) \
+	{                                                                               \
+		return gmem_read(gm, gpa, ret, sizeof(*ret));                           \
+	}                                                                               \
+	int gmem_write_u##bits(const struct gmem *gm, uint64_t gpa, uint##bits##_t v)   \
+	{                                                                               \
+		return gmem_write(gm, gpa, &v, sizeof(v));                              \
 	}
 
 GMEM_DEFINE_SCALAR(16)

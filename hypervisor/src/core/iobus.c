@@ -30,8 +30,7 @@ int iobus_register(struct iobus *bus, uint64_t base, uint64_t len, const struct 
 	return 0;
 }
 
-bool iobus_dispatch(const struct iobus *bus, uint64_t addr, void *data, uint32_t len,
-		    bool is_write)
+bool iobus_dispatch(const struct iobus *bus, uint64_t addr, void *data, uint32_t len, bool is_write)
 {
 	for (unsigned i = 0; i < bus->n_ranges; i++) {
 		const struct iobus_range *r = &bus->ranges[i];

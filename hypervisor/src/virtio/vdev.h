@@ -39,7 +39,8 @@ struct vdev_ops {
 	/* Device config space, bounds-checked against config_size by the transport. */
 	void (*config_read)(struct vdev *dev, uint32_t off, void *data, uint32_t len);
 	void (*config_write)(struct vdev *dev, uint32_t off, const void *data, uint32_t len);
-	/* DRIVER_OK: queues are set up and validated. Non-zero makes the transport fail the device. */
+	/* DRIVER_OK: queues are set up and validated. Non-zero makes the transport fail the device.
+	 */
 	int (*activate)(struct vdev *dev, uint64_t acked_features);
 	/* The driver kicked queue q. */
 	void (*queue_notify)(struct vdev *dev, unsigned q);

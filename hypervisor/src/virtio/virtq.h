@@ -35,9 +35,9 @@
 #define VIRTQ_USED_F_NO_NOTIFY	   1
 
 /* Feature bits shared by all devices. */
-#define VIRTIO_F_INDIRECT_DESC 28
-#define VIRTIO_F_EVENT_IDX     29
-#define VIRTIO_F_VERSION_1     32
+#define VIRTIO_F_INDIRECT_DESC	 28
+#define VIRTIO_F_EVENT_IDX	 29
+#define VIRTIO_F_VERSION_1	 32
 #define VIRTIO_F_ACCESS_PLATFORM 33
 
 struct virtq {
@@ -59,7 +59,7 @@ struct virtq {
 };
 
 struct virtq_chain {
-	uint16_t head; /* descriptor index to hand back in virtq_push() */
+	uint16_t head;	/* descriptor index to hand back in virtq_push() */
 	unsigned n_out; /* iov[0..n_out) are device-readable */
 	unsigned n_in;	/* iov[n_out..n_out+n_in) are device-writable */
 	uint64_t out_len;
@@ -103,6 +103,5 @@ bool virtq_has_avail(const struct virtq *vq);
 
 /* iovec helpers for device models; each copies at most len bytes and returns what it copied. */
 size_t iov_to_buf(const struct iovec *iov, unsigned n, size_t off, void *buf, size_t len);
-size_t iov_from_buf(const struct iovec *iov, unsigned n, size_t off, const void *buf,
-		    size_t len);
+size_t iov_from_buf(const struct iovec *iov, unsigned n, size_t off, const void *buf, size_t len);
 size_t iov_size(const struct iovec *iov, unsigned n);
