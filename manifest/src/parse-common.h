@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* Readers for the schema pieces image and pod manifests share. */
+
+#include <json-c/json.h>
+
+#include "json-util.h"
+#include "manifest/types.h"
+
+enum kv_kind {
+	KV_LABELS,	/* AC Identifier names, no "name", unique, known os/arch */
+	KV_ANNOTATIONS, /* AC Identifier names, unique, created/homepage/documentation checked */
+	KV_ENVIRONMENT, /* environment variable names, unique */
+};
+
+/* A [{name, value}] member of o; absent: empty list. */
+int kv_list_parse(struct mctx *c, struct json_object *o, const char *key, enum kv_kind kind,
+		  struct manifest_kv_list *ret);
+/* An "app" object member of o; absent: *ret stays NULL. */
+int app_parse(struct mctx *c, struct json_object *o, const char *key, struct manifest_app **ret);
+/* Value-level readers: the current path names v. */
+int port_parse(struct mctx *c, struct json_object *v, struct manifest_port *ret);
+int volume_parse(struct mctx *c, struct json_object *v, struct manifest_volume *ret);
+/* A required or optional AC Name / AC Identifier / image ID member. */
+int ac_name_get(struct mctx *c, struct json_object *o, const char *key, bool required, char **ret);
+int ac_identifier_get(struct mctx *c, struct json_object *o, const char *key, bool required,
+		      char **ret);
+int image_id_get(struct mctx *c, struct json_object *o, const char *key, bool required, char **ret);
+int ac_version_get(struct mctx *c, struct json_object *o, char **ret);
+/* Check acKind equals want. */
+int ac_kind_check(struct mctx *c, struct json_object *o, const char *want, char **ret);
