@@ -54,6 +54,7 @@ struct vdev_ops {
 struct vdev_transport {
 	void (*notify_used)(void *opaque, unsigned q); /* used-buffer interrupt (if needed) */
 	void (*notify_config)(void *opaque);	       /* config-change interrupt */
+	void (*needs_reset)(void *opaque); /* set DEVICE_NEEDS_RESET and interrupt (may be NULL) */
 	void *opaque;
 };
 
@@ -66,5 +67,10 @@ struct vdev {
 	struct evloop *loop;		 /* the VMM's event loop, for backends */
 };
 
-/* Push done, then interrupt the driver if the queue wants it (virtq_should_notify). */
+/*
+ * Push done, then interrupt the driver if the queue wants it (virtq_should_notify). If the
+ * queue is broken (see struct virtq), the device is failed with vdev_fail() instead.
+ */
 void vdev_queue_done(struct vdev *dev, unsigned q);
+/* The driver broke the device: ask the transport to set DEVICE_NEEDS_RESET and tell it. */
+void vdev_fail(struct vdev *dev);

@@ -56,7 +56,16 @@ struct virtq {
 	uint16_t used_idx;   /* next used ring slot to fill */
 	uint16_t signalled_used;
 	bool signalled_used_valid;
+	/*
+	 * The driver broke the queue as a whole (avail->idx ran more than num ahead, or the rings
+	 * left guest memory): virtq_pop() returned the error once and now reports an empty ring
+	 * until virtq_reset(). vdev_queue_done() then asks the transport for NEEDS_RESET.
+	 */
+	bool broken;
 };
+
+/* chain->head after an error that consumed no chain (nothing to push back). */
+#define VIRTQ_NO_HEAD UINT16_MAX
 
 struct virtq_chain {
 	uint16_t head;	/* descriptor index to hand back in virtq_push() */
@@ -82,11 +91,19 @@ int virtq_validate(const struct virtq *vq);
  * negative errno when the chain is malformed: -EINVAL (bad index, loop, order, indirect rule,
  * too long) or -EFAULT (address outside guest memory, or a writable buffer in read-only
  * memory). A malformed chain is consumed; the device should then put it back with length 0
- * (virtq_push) or fail the device (NEEDS_RESET), as it sees fit.
+ * (virtq_push) or fail the device (NEEDS_RESET), as it sees fit. chain->head is always set on
+ * error: VIRTQ_NO_HEAD when no chain was consumed (the queue is then broken, see above), else
+ * the head as the driver wrote it; virtq_push() refuses VIRTQ_NO_HEAD and any head >= num
+ * harmlessly with -EINVAL, so pushing chain->head back is always safe. A buffer that spans two
+ * adjacent guest memory regions becomes several iovecs.
  */
 int virtq_pop(struct virtq *vq, struct virtq_chain *chain);
 
-/* Return a chain to the driver with the number of bytes written into its in[] buffers. */
+/*
+ * Return a chain to the driver with the number of bytes written into its in[] buffers.
+ * -EINVAL for head >= num or a queue that is not set up, -EFAULT if the used ring left
+ * writable guest memory.
+ */
 int virtq_push(struct virtq *vq, uint16_t head, uint32_t written);
 
 /*
@@ -95,8 +112,15 @@ int virtq_push(struct virtq *vq, uint16_t head, uint32_t written);
  */
 bool virtq_should_notify(struct virtq *vq);
 
-/* With EVENT_IDX: ask the driver to kick once more buffers past the current point arrive. */
+/*
+ * Ask the driver to kick when it adds buffers: with EVENT_IDX, avail_event = last_avail;
+ * without, clear VIRTQ_USED_F_NO_NOTIFY. Includes a full barrier: check virtq_has_avail()
+ * after it to close the race with a driver that added buffers just before. virtq_pop() also
+ * refreshes avail_event on every call, so a device that never suppresses kicks needs neither.
+ */
 void virtq_enable_notify(struct virtq *vq);
+/* Ask the driver not to kick (polling mode): sets VIRTQ_USED_F_NO_NOTIFY (a hint only). */
+void virtq_disable_notify(struct virtq *vq);
 
 /* Whether the driver has made more chains available than the device consumed. */
 bool virtq_has_avail(const struct virtq *vq);

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "virtio/vdev.h"
+
+void vdev_queue_done(struct vdev *dev, unsigned q)
+{
+	struct virtq *vq;
+
+	if (!dev || q >= dev->n_queues)
+		return;
+	vq = &dev->queues[q];
+	if (vq->broken) {
+		vdev_fail(dev);
+		return;
+	}
+	if (virtq_should_notify(vq) && dev->transport.notify_used)
+		dev->transport.notify_used(dev->transport.opaque, q);
+}
+
+void vdev_fail(struct vdev *dev)
+{
+	if (dev && dev->transport.needs_reset)
+		dev->transport.needs_reset(dev->transport.opaque);
+}
