@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/*
+ * 9P2000.L server: the fid table and the operations, over the passthrough backend
+ * (fs-passthrough.h). It knows nothing of virtio: it takes one request message in a buffer and
+ * writes one reply message into another. Requests are handled synchronously, one at a time,
+ * by the caller's thread (the device's event-loop thread), so Tflush has nothing to cancel.
+ *
+ * Limits: msize is negotiated down to P9_MSIZE_MAX; open fids per server are capped
+ * (P9_FIDS_DEFAULT, settable) and so are the host descriptors held for them.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cc/cleanup.h"
+
+#define P9_MSIZE_MAX	(512u * 1024)
+#define P9_MSIZE_MIN	4096u
+#define P9_FIDS_DEFAULT 32768u
+
+struct p9_server;
+
+/* Export dir (a host directory) read-write or read-only. */
+int p9_server_new(const char *dir, bool read_only, struct p9_server **ret);
+struct p9_server *p9_server_free(struct p9_server *srv);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct p9_server *, p9_server_free)
+/* Cap on fids (and 2x that on held host descriptors); for tests and small VMMs. */
+void p9_server_set_max_fids(struct p9_server *srv, unsigned max_fids);
+/* Forget every fid and the negotiated version (device reset). */
+void p9_server_reset(struct p9_server *srv);
+/* msize negotiated by the last Tversion (P9_MSIZE_MAX before any). */
+uint32_t p9_server_msize(const struct p9_server *srv);
+
+/*
+ * Handle one request: req[0..req_len) must be exactly one message. Writes the reply into
+ * resp[0..resp_cap) and returns its length, or 0 when no reply can be made (the request is too
+ * short to carry a tag, or resp_cap cannot hold even an Rlerror). Never fails otherwise: every
+ * error becomes an Rlerror with its errno.
+ */
+size_t p9_server_handle(struct p9_server *srv, const void *req, size_t req_len, void *resp,
+			size_t resp_cap);

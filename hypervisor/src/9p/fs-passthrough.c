@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "9p/fs-passthrough.h"
+#include "cc/cleanup.h"
+#include "cc/log.h"
+
+/* Every lookup: one component, beneath its directory, never through any kind of link. */
+#define FSP_RESOLVE (RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS)
+
+struct fsp {
+	int root_fd;
+	int proc_fd; /* /proc/self/fd, or -1 when /proc is not mounted */
+};
+
+static int fsp_openat2(int dir_fd, const char *name, int flags, mode_t mode)
+{
+	struct open_how how = {
+		.flags = (uint64_t) (flags | O_CLOEXEC | O_NOFOLLOW),
+		.mode = (flags & O_CREAT) ? mode : 0,
+		.resolve = FSP_RESOLVE,
+	};
+	long r;
+
+	do
+		r = syscall(SYS_openat2, dir_fd, name, &how, sizeof(how));
+	while (r < 0 && errno == EAGAIN);
+	return r < 0 ? -errno : (int) r;
+}
+
+int fsp_new(const char *dir, struct fsp **ret)
+{
+	_cleanup_close_ int root_fd = -1;
+	struct stat st;
+	struct fsp *fs;
+
+	root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0)
+		return -errno;
+	if (fstat(root_fd, &st) < 0)
+		return -errno;
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	fs->proc_fd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fs->root_fd = TAKE_FD(root_fd);
+	*ret = fs;
+	return 0;
+}
+
+struct fsp *fsp_free(struct fsp *fs)
+{
+	if (!fs)
+		return NULL;
+	safe_close(fs->root_fd);
+	safe_close(fs->proc_fd);
+	free(fs);
+	return NULL;
+}
+
+int fsp_root_fd(const struct fsp *fs)
+{
+	return fs->root_fd;
+}
+
+bool fsp_name_valid(const char *name)
+{
+	return name[0] && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+int fsp_lookup(int dir_fd, const char *name, int *ret_fd)
+{
+	int fd;
+
+	if (!fsp_name_valid(name))
+		return -EINVAL;
+	fd = fsp_openat2(dir_fd, name, O_PATH, 0);
+	if (fd < 0)
+		return fd;
+	*ret_fd = fd;
+	return 0;
+}
+
+int fsp_stat(int fd, struct stat *ret)
+{
+	return RET_NERRNO(fstatat(fd, "", ret, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
+}
+
+static void fsp_fd_name(int fd, char buf[static 16])
+{
+	(void) snprintf(buf, 16, "%d", fd);
+}
+
+int fsp_reopen(const struct fsp *fs, int path_fd, int flags, int *ret_fd)
+{
+	char name[16];
+	struct stat st;
+	int r, fd;
+
+	flags &= ~(O_CREAT | O_EXCL | O_NOFOLLOW | O_PATH | O_TMPFILE);
+	r = fsp_stat(path_fd, &st);
+	if (r < 0)
+		return r;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return -EOPNOTSUPP;
+	if (S_ISDIR(st.st_mode) && (flags & O_ACCMODE) != O_RDONLY)
+		return -EISDIR;
+	if (fs->proc_fd >= 0) {
+		fsp_fd_name(path_fd, name);
+		fd = openat(fs->proc_fd, name, flags | O_CLOEXEC | O_NONBLOCK);
+	} else if (S_ISDIR(st.st_mode)) {
+		fd = openat(path_fd, ".", flags | O_CLOEXEC | O_DIRECTORY);
+	} else {
+		return -EOPNOTSUPP;
+	}
+	if (fd < 0)
+		return -errno;
+	*ret_fd = fd;
+	return 0;
+}
+
+int fsp_create(const struct fsp *fs, int dir_fd, const char *name, int flags, mode_t mode,
+	       uint32_t uid, uint32_t gid, int *ret_open_fd, int *ret_path_fd)
+{
+	_cleanup_close_ int fd = -1, path_fd = -1;
+	char fdname[16];
+	struct stat st;
+	int r;
+
+	if (!fsp_name_valid(name))
+		return -EINVAL;
+	if (fs->proc_fd < 0)
+		return -EOPNOTSUPP;
+	flags &= ~(O_DIRECTORY | O_PATH | O_TMPFILE | O_CREAT);
+	fd = fsp_openat2(dir_fd, name, flags | O_CREAT | O_EXCL, mode & 07777);
+	if (fd >= 0) {
+		/*
+		 * Ours: hand it to the guest, then undo the VMM's umask (the guest applied its
+		 * own). In this order, since a chown clears setuid and setgid bits.
+		 */
+		if (fchown(fd, uid, gid) < 0)
+			log_debug("9p: cannot give '%s' to %u:%u, ignoring: %m", name, uid, gid);
+		if (fchmod(fd, mode & 07777) < 0)
+			return -errno;
+	} else if (fd == -EEXIST && !(flags & O_EXCL)) {
+		/* An existing file: opened like Tlopen would, so never a FIFO or a device. */
+		r = fsp_lookup(dir_fd, name, &path_fd);
+		if (r < 0)
+			return r;
+		r = fsp_reopen(fs, path_fd, flags, &fd);
+		if (r < 0)
+			return r;
+		if (fstat(fd, &st) < 0)
+			return -errno;
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+	} else {
+		return fd;
+	}
+	if (path_fd < 0) {
+		fsp_fd_name(fd, fdname);
+		path_fd = openat(fs->proc_fd, fdname, O_PATH | O_CLOEXEC);
+		if (path_fd < 0)
+			return -errno;
+	}
+	*ret_open_fd = TAKE_FD(fd);
+	*ret_path_fd = TAKE_FD(path_fd);
+	return 0;
+}
+
+/*
+ * A node just made: hand it to the guest's ids (best effort: needs CAP_CHOWN), then undo the
+ * VMM's umask (the guest applied its own); in this order, since a chown clears setuid bits.
+ * The node is reached without following links, so a racing swap cannot redirect either.
+ */
+static int fsp_adopt(const struct fsp *fs, int dir_fd, const char *name, uint32_t uid, uint32_t gid,
+		     mode_t mode)
+{
+	_cleanup_close_ int fd = -1;
+	char fdname[16];
+	struct stat st;
+	int r;
+
+	r = fsp_lookup(dir_fd, name, &fd);
+	if (r < 0)
+		return r;
+	if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		log_debug("9p: cannot give '%s' to %u:%u, ignoring: %m", name, uid, gid);
+	r = fsp_stat(fd, &st);
+	if (r < 0)
+		return r;
+	if (S_ISLNK(st.st_mode) || (st.st_mode & 07777) == (mode & 07777))
+		return 0;
+	if (fs->proc_fd < 0)
+		return -EOPNOTSUPP;
+	fsp_fd_name(fd, fdname);
+	return RET_NERRNO(fchmodat(fs->proc_fd, fdname, mode & 07777, 0));
+}
+
+int fsp_mkdir(const struct fsp *fs, int dir_fd, const char *name, mode_t mode, uint32_t uid,
+	      uint32_t gid)
+{
+	int r;
+
+	if (!fsp_name_valid(name))
+		return -EINVAL;
+	r = RET_NERRNO(mkdirat(dir_fd, name, mode & 07777));
+	if (r < 0)
+		return r;
+	return fsp_adopt(fs, dir_fd, name, uid, gid, mode);
+}
+
+int fsp_symlink(const struct fsp *fs, int dir_fd, const char *name, const char *target,
+		uint32_t uid, uint32_t gid)
+{
+	int r;
+
+	if (!fsp_name_valid(name) || !target[0])
+		return -EINVAL;
+	r = RET_NERRNO(symlinkat(target, dir_fd, name));
+	if (r < 0)
+		return r;
+	return fsp_adopt(fs, dir_fd, name, uid, gid, 0);
+}
+
+int fsp_mknod(const struct fsp *fs, int dir_fd, const char *name, mode_t mode, uint32_t uid,
+	      uint32_t gid)
+{
+	int r;
+
+	if (!fsp_name_valid(name))
+		return -EINVAL;
+	if (!S_ISFIFO(mode) && !S_ISSOCK(mode) && !S_ISREG(mode))
+		return -EPERM;
+	r = RET_NERRNO(mknodat(dir_fd, name, mode & (S_IFMT | 07777), 0));
+	if (r < 0)
+		return r;
+	return fsp_adopt(fs, dir_fd, name, uid, gid, mode);
+}
+
+int fsp_link(const struct fsp *fs, int fd, int dir_fd, const char *name)
+{
+	char fdname[16];
+
+	if (!fsp_name_valid(name))
+		return -EINVAL;
+	if (linkat(fd, "", dir_fd, name, AT_EMPTY_PATH) == 0)
+		return 0;
+	if ((errno != ENOENT && errno != EPERM) || fs->proc_fd < 0)
+		return -errno;
+	/* Without CAP_DAC_READ_SEARCH: link the inode through its /proc/self/fd entry. */
+	fsp_fd_name(fd, fdname);
+	return RET_NERRNO(linkat(fs->proc_fd, fdname, dir_fd, name, AT_SYMLINK_FOLLOW));
+}
+
+int fsp_rename(int old_dir_fd, const char *old_name, int new_dir_fd, const char *new_name)
+{
+	if (!fsp_name_valid(old_name) || !fsp_name_valid(new_name))
+		return -EINVAL;
+	return RET_NERRNO(renameat(old_dir_fd, old_name, new_dir_fd, new_name));
+}
+
+int fsp_unlink(int dir_fd, const char *name, bool dir)
+{
+	if (!fsp_name_valid(name))
+		return -EINVAL;
+	return RET_NERRNO(unlinkat(dir_fd, name, dir ? AT_REMOVEDIR : 0));
+}
+
+int fsp_check_same(int dir_fd, const char *name, const struct stat *st)
+{
+	struct stat now;
+
+	if (fstatat(dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? -ESTALE : -errno;
+	if (now.st_dev != st->st_dev || now.st_ino != st->st_ino)
+		return -ESTALE;
+	return 0;
+}
+
+int fsp_readlink(int fd, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (size < 2)
+		return -ENOBUFS;
+	n = readlinkat(fd, "", buf, size);
+	if (n < 0)
+		return -errno;
+	if ((size_t) n >= size)
+		return -ENAMETOOLONG;
+	buf[n] = 0;
+	return (int) n;
+}
+
+int fsp_statfs(int fd, struct statfs *ret)
+{
+	return RET_NERRNO(fstatfs(fd, ret));
+}
+
+static int fsp_truncate(const struct fsp *fs, int path_fd, int open_fd, uint64_t size)
+{
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (size > INT64_MAX)
+		return -EFBIG;
+	if (open_fd >= 0 && (fcntl(open_fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
+		return RET_NERRNO(ftruncate(open_fd, (off_t) size));
+	r = fsp_reopen(fs, path_fd, O_WRONLY, &fd);
+	if (r < 0)
+		return r == -EISDIR ? -EISDIR : r;
+	return RET_NERRNO(ftruncate(fd, (off_t) size));
+}
+
+static int fsp_set_times(const struct fsp *fs, int path_fd, int dir_fd, const char *name, bool link,
+			 const struct fsp_setattr *a)
+{
+	struct timespec ts[2] = {
+		a->set_atime ? a->atime : (struct timespec){.tv_nsec = UTIME_OMIT},
+		a->set_mtime ? a->mtime : (struct timespec){.tv_nsec = UTIME_OMIT},
+	};
+	char fdname[16];
+
+	/* A ctime-only change still has to touch ctime: both times omitted does that. */
+	if (link) {
+		if (dir_fd < 0)
+			return -EOPNOTSUPP;
+		return RET_NERRNO(utimensat(dir_fd, name, ts, AT_SYMLINK_NOFOLLOW));
+	}
+	if (fs->proc_fd < 0)
+		return -EOPNOTSUPP;
+	fsp_fd_name(path_fd, fdname);
+	return RET_NERRNO(utimensat(fs->proc_fd, fdname, ts, 0));
+}
+
+int fsp_setattr(const struct fsp *fs, int path_fd, int open_fd, int dir_fd, const char *name,
+		const struct fsp_setattr *a)
+{
+	struct stat st;
+	char fdname[16];
+	int r;
+
+	r = fsp_stat(path_fd, &st);
+	if (r < 0)
+		return r;
+	if (a->set_mode) {
+		if (S_ISLNK(st.st_mode))
+			return -EOPNOTSUPP;
+		if (fs->proc_fd < 0)
+			return -EOPNOTSUPP;
+		fsp_fd_name(path_fd, fdname);
+		r = RET_NERRNO(fchmodat(fs->proc_fd, fdname, a->mode & 07777, 0));
+		if (r < 0)
+			return r;
+	}
+	if (a->set_uid || a->set_gid) {
+		r = RET_NERRNO(fchownat(path_fd, "", a->set_uid ? a->uid : (uid_t) -1,
+					a->set_gid ? a->gid : (gid_t) -1,
+					AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
+		if (r < 0)
+			return r;
+	}
+	if (a->set_size) {
+		if (!S_ISREG(st.st_mode))
+			return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		r = fsp_truncate(fs, path_fd, open_fd, a->size);
+		if (r < 0)
+			return r;
+	}
+	if (a->set_atime || a->set_mtime || a->set_ctime) {
+		r = fsp_set_times(fs, path_fd, dir_fd, name, S_ISLNK(st.st_mode), a);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+struct fsp_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	uint16_t d_reclen;
+	uint8_t d_type;
+	char d_name[];
+};
+
+int fsp_readdir(int open_fd, uint64_t off, fsp_dirent_fn cb, void *userdata)
+{
+	_cleanup_free_ uint8_t *buf = NULL;
+	const size_t bufsz = 32 * 1024;
+
+	if (off > INT64_MAX)
+		return -EINVAL;
+	if (lseek(open_fd, (off_t) off, SEEK_SET) < 0)
+		return -errno;
+	buf = malloc(bufsz);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		long n = syscall(SYS_getdents64, open_fd, buf, bufsz);
+
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		for (long pos = 0; pos < n;) {
+			struct fsp_dirent64 d;
+			const char *name =
+				(const char *) buf + pos + offsetof(struct fsp_dirent64, d_name);
+
+			memcpy(&d, buf + pos, sizeof(d));
+			if (d.d_reclen == 0 || pos + d.d_reclen > n)
+				return -EIO;
+			if (!cb(userdata, d.d_ino, (uint64_t) d.d_off, d.d_type, name))
+				return 0;
+			pos += d.d_reclen;
+		}
+	}
+}
+
+static void fsp_proc_path(int fd, char buf[static 32])
+{
+	(void) snprintf(buf, 32, "/proc/self/fd/%d", fd);
+}
+
+static int fsp_xattr_result(ssize_t n)
+{
+	if (n < 0)
+		return -errno;
+	if (n > INT32_MAX)
+		return -E2BIG;
+	return (int) n;
+}
+
+int fsp_xattr_get(int path_fd, const char *name, void *buf, size_t size)
+{
+	char path[32];
+
+	fsp_proc_path(path_fd, path);
+	return fsp_xattr_result(getxattr(path, name, buf, size));
+}
+
+int fsp_xattr_list(int path_fd, char *buf, size_t size)
+{
+	char path[32];
+
+	fsp_proc_path(path_fd, path);
+	return fsp_xattr_result(listxattr(path, buf, size));
+}
+
+int fsp_xattr_set(int path_fd, const char *name, const void *value, size_t size, int flags)
+{
+	char path[32];
+
+	fsp_proc_path(path_fd, path);
+	return RET_NERRNO(setxattr(path, name, value, size, flags));
+}
+
+int fsp_xattr_remove(int path_fd, const char *name)
+{
+	char path[32];
+
+	fsp_proc_path(path_fd, path);
+	return RET_NERRNO(removexattr(path, name));
+}
