@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cc-vmm: the thin command-line front end of libvmm. Parses argv into a struct vm_config,
+ * creates and runs the VM, and turns the result into an exit status (vmm/exit.h) with one line
+ * on stderr for any failure. Prints nothing else unless -v is given.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cc/cleanup.h"
+#include "cc/log.h"
+#include "vmm/vm.h"
+
+enum {
+	ARG_KSM = 0x100,
+	ARG_HUGEPAGES,
+	ARG_BOOT_MARKERS,
+	ARG_KVM_DEVICE,
+};
+
+struct args {
+	struct vm_config cfg;
+	const char *console;
+	const char *boot_markers;
+	char *pmem; /* FILE[,rw], split in place */
+	int verbose;
+};
+
+static void help(void)
+{
+	printf("Usage: cc-vmm --kernel FILE [OPTIONS]\n\n"
+	       "Boot a vmlinux (or bzImage, or any ELF64 entered in 64-bit mode) in a KVM VM.\n\n"
+	       "  -k, --kernel FILE        kernel image\n"
+	       "  -c, --cmdline STR        kernel command line (device declarations are appended)\n"
+	       "  -m, --mem MiB            guest RAM in MiB (default 128)\n"
+	       "  -n, --cpus N             vCPUs (default 1, max %d)\n"
+	       "  -p, --pmem FILE[,rw]     guest image as legacy pmem (read-only memslot unless "
+	       "rw;\n"
+	       "                           writes never reach FILE)\n"
+	       "      --console stdio|FILE guest console destination (default stdio)\n"
+	       "      --boot-markers FILE  write one JSON line per boot marker\n"
+	       "      --ksm                make guest RAM mergeable (KSM)\n"
+	       "      --hugepages off|on|auto  transparent huge pages for guest RAM (default off)\n"
+	       "      --kvm-device PATH    KVM device (default /dev/kvm)\n"
+	       "  -v, --verbose            say why the VM stopped; twice: debug output\n"
+	       "  -h, --help               this help\n",
+	       VM_MAX_CPUS);
+}
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v > max)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static int parse_pmem(struct args *a, char *arg)
+{
+	char *comma = strchr(arg, ',');
+
+	if (comma) {
+		if (strcmp(comma + 1, "rw") != 0 && strcmp(comma + 1, "ro") != 0)
+			return -EINVAL;
+		a->cfg.pmem_rw = strcmp(comma + 1, "rw") == 0;
+		*comma = '\0';
+	}
+	if (!*arg)
+		return -EINVAL;
+	a->cfg.pmem_path = arg;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	static const struct option options[] = {
+		{"kernel", required_argument, NULL, 'k'},
+		{"cmdline", required_argument, NULL, 'c'},
+		{"mem", required_argument, NULL, 'm'},
+		{"cpus", required_argument, NULL, 'n'},
+		{"pmem", required_argument, NULL, 'p'},
+		{"console", required_argument, NULL, 'C'},
+		{"boot-markers", required_argument, NULL, ARG_BOOT_MARKERS},
+		{"ksm", no_argument, NULL, ARG_KSM},
+		{"kvm-device", required_argument, NULL, ARG_KVM_DEVICE},
+		{"hugepages", required_argument, NULL, ARG_HUGEPAGES},
+		{"verbose", no_argument, NULL, 'v'},
+		{"debug", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{},
+	};
+	uint64_t v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "k:c:m:n:p:vh", options, NULL)) >= 0) {
+		switch (c) {
+		case 'k':
+			a->cfg.kernel_path = optarg;
+			break;
+		case 'c':
+			a->cfg.cmdline = optarg;
+			break;
+		case 'm':
+			if (parse_u64(optarg, VM_MAX_MEM_MIB, &v) < 0 || v < VM_MIN_MEM_MIB)
+				return log_error_errno(EINVAL,
+						       "--mem: expected %u-%u MiB, got '%s'",
+						       VM_MIN_MEM_MIB, VM_MAX_MEM_MIB, optarg);
+			a->cfg.mem_mib = v;
+			break;
+		case 'n':
+			if (parse_u64(optarg, VM_MAX_CPUS, &v) < 0 || v < 1)
+				return log_error_errno(EINVAL, "--cpus: expected 1-%d, got '%s'",
+						       VM_MAX_CPUS, optarg);
+			a->cfg.n_cpus = (unsigned) v;
+			break;
+		case 'p':
+			if (parse_pmem(a, optarg) < 0)
+				return log_error_errno(
+					EINVAL, "--pmem: expected FILE[,rw], got '%s'", optarg);
+			break;
+		case 'C':
+			a->console = optarg;
+			break;
+		case ARG_BOOT_MARKERS:
+			a->boot_markers = optarg;
+			break;
+		case ARG_KVM_DEVICE:
+			a->cfg.kvm_path = optarg;
+			break;
+		case ARG_KSM:
+			a->cfg.ksm = true;
+			break;
+		case ARG_HUGEPAGES:
+			a->cfg.hugepages = vm_hugepages_from_string(optarg);
+			if (a->cfg.hugepages < 0)
+				return log_error_errno(EINVAL,
+						       "--hugepages: expected off, on or auto");
+			break;
+		case 'v':
+			a->verbose++;
+			break;
+		case 'h':
+			help();
+			return 0;
+		default:
+			return -EINVAL; /* getopt printed why */
+		}
+	}
+	if (optind < argc)
+		return log_error_errno(EINVAL, "unexpected argument '%s'", argv[optind]);
+	if (!a->cfg.kernel_path)
+		return log_error_errno(EINVAL, "--kernel is required (see --help)");
+	return 1;
+}
+
+static int open_outputs(struct args *a, int *console_fd, int *markers_fd)
+{
+	if (!a->console || strcmp(a->console, "stdio") == 0) {
+		a->cfg.console_in_fd = STDIN_FILENO;
+		a->cfg.console_out_fd = STDOUT_FILENO;
+	} else {
+		*console_fd = open(a->console, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (*console_fd < 0)
+			return log_error_errno(errno, "cannot open console file '%s': %m",
+					       a->console);
+		a->cfg.console_out_fd = *console_fd;
+	}
+	if (a->boot_markers) {
+		*markers_fd = open(a->boot_markers, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (*markers_fd < 0)
+			return log_error_errno(errno, "cannot open boot-markers file '%s': %m",
+					       a->boot_markers);
+		a->cfg.boot_markers_fd = *markers_fd;
+	}
+	return 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	_cleanup_close_ int console_fd = -1, markers_fd = -1;
+	struct args a = {0};
+	struct vm_error err = {0};
+	struct vm *vm = NULL;
+	int r;
+
+	vm_config_init(&a.cfg);
+	a.cfg.start_ns = now_ns();
+	log_set_prefix("cc-vmm");
+	r = parse_args(argc, argv, &a);
+	if (r <= 0)
+		return r < 0 ? VMM_EXIT_USAGE : VMM_EXIT_OK;
+	if (a.verbose)
+		log_set_max_level(a.verbose > 1 ? LOG_DEBUG : LOG_INFO);
+	if (open_outputs(&a, &console_fd, &markers_fd) < 0)
+		return VMM_EXIT_FAILURE;
+
+	r = vm_new(&a.cfg, &vm, &err);
+	if (r < 0) {
+		log_error("%s", err.msg);
+		return err.status ? err.status : VMM_EXIT_FAILURE;
+	}
+	r = vm_run(vm, &err);
+	vm = vm_free(vm);
+	if (r < 0) {
+		log_error("%s", err.msg);
+		return err.status ? err.status : VMM_EXIT_FAILURE;
+	}
+	log_info("%s", err.msg);
+	return err.status;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/*
+ * struct vm and the pieces of the VM that the core files share. Only src/core includes this;
+ * everything else gets a narrow interface (gmem, iobus, evloop, irq_line).
+ *
+ * Threads: vm_run() runs the event loop on the calling thread (the "vmm" thread) and starts
+ * one thread per vCPU. The iobuses are filled before any vCPU runs and are read-only after.
+ * The stop state (stop_lock, stop_status, stop_msg) is written once by whoever stops the VM.
+ */
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/cpuid.h"
+#include "core/devices.h"
+#include "core/evloop.h"
+#include "core/gmem.h"
+#include "core/iobus.h"
+#include "legacy/bootmarker.h"
+#include "legacy/i8042.h"
+#include "legacy/serial.h"
+#include "loader/kernel.h"
+#include "pci/hostbridge.h"
+#include "vmm/vm.h"
+
+#define VM_MAX_MEMSLOTS 32
+
+struct vcpu;
+
+struct vm {
+	struct vm_config cfg;
+	int kvm_fd;
+	int vm_fd;
+	int sig_fd;
+	size_t run_size;
+
+	/* Guest RAM: [0, low_size) at ram_hva, [4 GiB, 4 GiB + high_size) after it. */
+	void *ram_hva;
+	uint64_t ram_map_size;
+	uint64_t low_size;
+	uint64_t high_size;
+	/* pmem: [pmem_gpa, pmem_gpa + pmem_size) at pmem_hva (file, then anonymous tail). */
+	void *pmem_hva;
+	uint64_t pmem_gpa;
+	uint64_t pmem_size;
+	unsigned n_memslots;
+
+	struct gmem gm;
+	struct iobus pio;
+	struct iobus mmio;
+	struct evloop *loop;
+	struct kernel_image kernel;
+	char cmdline[VM_CMDLINE_MAX];
+	struct cpuid_table *cpuid; /* KVM_GET_SUPPORTED_CPUID, patched per vCPU */
+
+	struct serial8250 serial;
+	struct i8042 kbd;
+	struct bootmarker markers;
+	struct pci_host pci;
+	struct vm_devices devs;
+
+	struct vcpu *vcpus[VM_MAX_CPUS];
+	unsigned n_vcpus;
+
+	pthread_mutex_t stop_lock;
+	atomic_bool stopping;
+	bool stopped; /* under stop_lock */
+	struct vm_error stop;
+	atomic_bool first_run_seen;
+};
+
+/* Ask every thread to stop; the first caller's status and message win. Any thread. */
+void vm_request_stop(struct vm *vm, int status, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Fill reterr (if not NULL) and return -abs(err). */
+int vm_error_set(struct vm_error *reterr, int status, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* memory.c */
+int vm_memory_setup(struct vm *vm, struct vm_error *reterr);
+int vm_memslot_add(struct vm *vm, uint64_t gpa, uint64_t size, void *hva, bool readonly);
+void vm_memory_free(struct vm *vm);
+int vm_pmem_setup(struct vm *vm, struct vm_error *reterr);
+int vm_kernel_setup(struct vm *vm, struct vm_error *reterr);
+
+/* boot.c */
+int vm_boot_data_setup(struct vm *vm, struct vm_error *reterr);
+
+/* kvm.c */
+int vm_kvm_open(struct vm *vm, struct vm_error *reterr);
+/* The in-kernel irqchip and PIT (after the memslots, before the vCPUs). */
+int vm_kvm_irqchip(struct vm *vm, struct vm_error *reterr);
+int vm_kvm_ioctl(int fd, unsigned long req, void *arg);
+/* No retry on EINTR: for KVM_RUN, where EINTR means "kicked". */
+int vm_kvm_ioctl_once(int fd, unsigned long req);

@@ -1,0 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
+list(APPEND CC_VMM_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/hostbridge.c
+)

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/*
+ * Running build/bin/cc-vmm from the kvm-tier tests: spawn with captured stdout/stderr, wait
+ * with a timeout (the VMM is killed and the test fails on a hang).
+ */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct vmm_proc {
+	pid_t pid;
+	int out_fd;
+	int err_fd;
+};
+
+struct vmm_result {
+	int status; /* exit status, or 128 + signal, or -1 on timeout */
+	char out[16384];
+	char err[4096];
+};
+
+/* Exits 77 with a reason when /dev/kvm is missing, unless CI=true (then the test fails). */
+void vmm_require_kvm(void);
+const char *vmm_binary(void);
+/* Path of build/guests/<name>.elf (static buffer per call slot: copy it if you keep it). */
+const char *vmm_guest(const char *name);
+
+/* argv without argv[0]; NULL-terminated. */
+int vmm_spawn(char *const argv[], struct vmm_proc *ret);
+/* Reads stdout until 'needle' shows up (true) or timeout/EOF (false); text kept in res. */
+bool vmm_wait_output(struct vmm_proc *p, const char *needle, int timeout_ms,
+		     struct vmm_result *res);
+/* Waits for exit (killing after timeout_ms) and collects the rest of the output. */
+void vmm_finish(struct vmm_proc *p, int timeout_ms, struct vmm_result *res);
+/* spawn + finish */
+void vmm_run(char *const argv[], int timeout_ms, struct vmm_result *res);
+/* Value of a "key=hex" line in out, or -1 if absent. */
+long long vmm_kv(const char *out, const char *key);

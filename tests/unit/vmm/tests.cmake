@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: Apache-2.0
+# unit tier: the VMM core's builders and devices, without KVM.
+cc_add_check_test(NAME test-vmm-loader LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-loader.c
+  LIBS vmm)
+cc_add_check_test(NAME test-vmm-boot LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-boot.c
+  LIBS vmm)
+cc_add_check_test(NAME test-vmm-legacy LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-legacy.c
+  LIBS vmm)
+
+cc_add_fuzzer(NAME fuzz-kernel
+  SOURCES ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz-kernel.c
+  LIBS vmm
+  CORPUS ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/fuzz-kernel)
