@@ -44,3 +44,20 @@ function(cc_add_fuzzer)
   endif()
   set_property(GLOBAL APPEND PROPERTY CC_FUZZERS "${F_NAME}=${F_CORPUS}")
 endfunction()
+
+# cc_add_e2e_test(<name> <script relative to tests/e2e/> [args...])
+# e2e tier: real Linux guests, each test run through ci/kvm-host-run (a QEMU TCG test host
+# with nested SVM KVM when this machine has no vmx/svm; see docs/testing.md).
+# RESOURCE_LOCK: one test host at a time on these 2-core machines, even under ctest -j.
+# TIMEOUT is above the harness's own (CC_TESTHOST_TIMEOUT, 900 s) plus a first build of the
+# test-host image (1-4 min), so a stuck test host is reported by the harness (125, with its
+# console log) rather than killed by CTest.
+function(cc_add_e2e_test NAME SCRIPT)
+  add_test(NAME e2e-${NAME} COMMAND ${CMAKE_SOURCE_DIR}/tests/e2e/${SCRIPT} ${ARGN})
+  set_tests_properties(e2e-${NAME} PROPERTIES
+    LABELS e2e
+    TIMEOUT 1500
+    SKIP_RETURN_CODE 77
+    RESOURCE_LOCK cc-testhost
+    ENVIRONMENT "CC_SOURCE_DIR=${CMAKE_SOURCE_DIR};CC_BUILD_DIR=${CMAKE_BINARY_DIR}")
+endfunction()
