@@ -300,25 +300,38 @@ int virtq_pop(struct virtq *vq, struct virtq_chain *chain)
 	return 1;
 }
 
-int virtq_push(struct virtq *vq, uint16_t head, uint32_t written)
+int virtq_push_batch(struct virtq *vq, const uint16_t *heads, const uint32_t *written, unsigned n)
 {
 	struct virtq_rings rings;
-	uint8_t *elem;
-	uint32_t id = head;
+	uint16_t idx;
 	int r;
 
-	assert_return(vq, -EINVAL);
-	if (!vq->ready || head >= vq->num)
+	assert_return(vq && (n == 0 || (heads && written)), -EINVAL);
+	if (!vq->ready || n > vq->num)
 		return -EINVAL;
+	for (unsigned i = 0; i < n; i++)
+		if (heads[i] >= vq->num)
+			return -EINVAL;
 	r = virtq_map(vq, &rings);
 	if (r < 0)
 		return r;
-	elem = rings.used + 4 + 8 * (size_t) (vq->used_idx % vq->num);
-	__atomic_store_n((uint32_t *) (void *) elem, id, __ATOMIC_RELAXED);
-	__atomic_store_n((uint32_t *) (void *) (elem + 4), written, __ATOMIC_RELAXED);
-	vq->used_idx++;
+	idx = vq->used_idx;
+	for (unsigned i = 0; i < n; i++, idx++) {
+		uint8_t *elem = rings.used + 4 + 8 * (size_t) (idx % vq->num);
+		uint32_t id = heads[i];
+
+		__atomic_store_n((uint32_t *) (void *) elem, id, __ATOMIC_RELAXED);
+		__atomic_store_n((uint32_t *) (void *) (elem + 4), written[i], __ATOMIC_RELAXED);
+	}
+	/* One release store publishes every element at once. */
+	vq->used_idx = idx;
 	__atomic_store_n(virtq_used_u16(&rings, 2), vq->used_idx, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int virtq_push(struct virtq *vq, uint16_t head, uint32_t written)
+{
+	return virtq_push_batch(vq, &head, &written, 1);
 }
 
 bool virtq_should_notify(struct virtq *vq)

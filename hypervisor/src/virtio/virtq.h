@@ -107,6 +107,14 @@ int virtq_pop(struct virtq *vq, struct virtq_chain *chain);
 int virtq_push(struct virtq *vq, uint16_t head, uint32_t written);
 
 /*
+ * Return n chains at once: the used elements are written first and used->idx is published
+ * once, so the driver sees all of them or none (a mergeable rx packet spread over several
+ * buffers must not show up piece by piece). Same errors as virtq_push(); nothing is pushed
+ * when any head is invalid.
+ */
+int virtq_push_batch(struct virtq *vq, const uint16_t *heads, const uint32_t *written, unsigned n);
+
+/*
  * After one or more virtq_push(): should the device interrupt the driver? Honours
  * VIRTQ_AVAIL_F_NO_INTERRUPT, or used_event with EVENT_IDX.
  */

@@ -475,6 +475,30 @@ START_TEST(test_virtq_not_ready_does_nothing)
 }
 END_TEST
 
+START_TEST(test_virtq_push_batch_publishes_once)
+{
+	uint16_t heads[3] = {4, 9, 2};
+	uint32_t lens[3] = {100, 200, 300};
+	uint16_t bad[2] = {1, 256};
+	uint32_t id, len;
+
+	/* One invalid head: nothing is pushed. */
+	ASSERT_ERRNO(virtq_push_batch(&vq, bad, lens, 2), EINVAL);
+	ck_assert_uint_eq(vtest_used_idx(&g, &vq), 0);
+	ck_assert_uint_eq(vq.used_idx, 0);
+
+	ASSERT_OK(virtq_push_batch(&vq, heads, lens, 3));
+	ck_assert_uint_eq(vtest_used_idx(&g, &vq), 3);
+	for (uint16_t i = 0; i < 3; i++) {
+		vtest_used_elem(&g, &vq, i, &id, &len);
+		ck_assert_uint_eq(id, heads[i]);
+		ck_assert_uint_eq(len, lens[i]);
+	}
+	ASSERT_OK(virtq_push_batch(&vq, heads, lens, 0));
+	ck_assert_uint_eq(vtest_used_idx(&g, &vq), 3);
+}
+END_TEST
+
 START_TEST(test_iov_helpers_copy_across_entries)
 {
 	char a[3], b[4], c[5], out[16] = {0};
@@ -520,6 +544,7 @@ int main(void)
 	tcase_add_test(tc, test_virtq_notify_without_event_idx);
 	tcase_add_test(tc, test_virtq_notify_with_event_idx);
 	tcase_add_test(tc, test_virtq_not_ready_does_nothing);
+	tcase_add_test(tc, test_virtq_push_batch_publishes_once);
 	tcase_add_test(tc, test_iov_helpers_copy_across_entries);
 	suite_add_tcase(s, tc);
 	return cctest_run_suite(s);
