@@ -310,6 +310,17 @@ bool vnet_rx_paused(struct vdev *dev)
 	return paused;
 }
 
+bool vnet_rx_watching(struct vdev *dev)
+{
+	struct vnet *n = to_vnet(dev);
+	bool watching;
+
+	pthread_mutex_lock(&n->lock);
+	watching = n->rx_watching;
+	pthread_mutex_unlock(&n->lock);
+	return watching;
+}
+
 void vnet_get_mac(struct vdev *dev, uint8_t ret[6])
 {
 	memcpy(ret, to_vnet(dev)->config, 6);

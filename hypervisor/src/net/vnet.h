@@ -58,5 +58,7 @@ int vnet_new_with_backend(const struct vnet_config *cfg, struct net_backend *be,
 void vnet_rx_poll(struct vdev *dev);
 /* Whether rx stopped reading the backend because the guest has no receive buffers. */
 bool vnet_rx_paused(struct vdev *dev);
+/* Whether the backend fd is registered with the event loop (for tests and metrics). */
+bool vnet_rx_watching(struct vdev *dev);
 void vnet_get_mac(struct vdev *dev, uint8_t ret[6]);
 void vnet_get_stats(struct vdev *dev, struct vnet_stats *ret);
