@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cc-init: the guest's first process (kernel command line `init=/sbin/cc-init`).
+ *
+ * Mounts /proc, /sys and /dev, writes the init-start marker, joins the read-only base root,
+ * the pod layer (cc.pod=<9p tag>) and a tmpfs upper layer with overlayfs, pivots into the
+ * result, writes the systemd-exec marker and execs systemd. Any failure ends the boot with
+ * a message on the console (init exiting makes the kernel panic): a pod never runs on a
+ * half-assembled root.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cc/cleanup.h"
+#include "cc/fileio.h"
+#include "cc/log.h"
+#include "cmdline.h"
+#include "marker.h"
+#include "root.h"
+
+#define INIT_SYSTEMD "/lib/systemd/systemd"
+#define INIT_SCRATCH "/run"
+
+static void init_marker(uint8_t code, bool console)
+{
+	int r = marker_emit(code, console);
+
+	/* A missing marker costs a measurement, not the boot. */
+	if (r < 0)
+		log_warning_errno(r, "Failed to write boot marker 0x%02x: %m", code);
+}
+
+static int init_exec_systemd(int argc, char **argv)
+{
+	_cleanup_free_ char **args = NULL;
+
+	/* Arguments the kernel passed to init (e.g. "single") go on to systemd. */
+	args = calloc((size_t) argc + 1, sizeof(char *));
+	if (!args)
+		return log_oom();
+	args[0] = (char *) INIT_SYSTEMD;
+	for (int i = 1; i < argc; i++)
+		args[i] = argv[i];
+	execv(INIT_SYSTEMD, args);
+	return log_error_errno(errno, "Failed to execute %s: %m", INIT_SYSTEMD);
+}
+
+int main(int argc, char **argv)
+{
+	_cleanup_free_ char *cmdline = NULL, *root = NULL;
+	struct cmdline_options opts = {};
+	struct root_layout layout;
+	int r;
+
+	log_set_prefix("cc-init");
+	umask(0022);
+	if (getpid() != 1) {
+		log_error("Must run as the init process (PID 1).");
+		return EXIT_FAILURE;
+	}
+
+	r = root_mount_api();
+	if (r < 0)
+		return EXIT_FAILURE;
+	r = read_full_file("/proc/cmdline", CMDLINE_MAX, &cmdline, NULL);
+	if (r < 0) {
+		log_error_errno(r, "Failed to read /proc/cmdline: %m");
+		return EXIT_FAILURE;
+	}
+	r = cmdline_options_parse(cmdline, &opts);
+	if (r < 0) {
+		log_error_errno(r, "Invalid cc.* option on the kernel command line: %m");
+		return EXIT_FAILURE;
+	}
+	init_marker(MARKER_INIT_START, opts.markers_console);
+
+	layout = (struct root_layout){
+		.scratch = INIT_SCRATCH,
+		.base = "/",
+		.pod_tag = opts.pod_tag,
+	};
+	r = root_assemble(&layout, &root);
+	if (r >= 0)
+		r = root_switch(root);
+	if (r < 0)
+		return EXIT_FAILURE;
+
+	init_marker(MARKER_SYSTEMD_EXEC, opts.markers_console);
+	cmdline_options_done(&opts);
+	(void) init_exec_systemd(argc, argv);
+	return EXIT_FAILURE;
+}
