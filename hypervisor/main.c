@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +24,11 @@ enum {
 	ARG_HUGEPAGES,
 	ARG_BOOT_MARKERS,
 	ARG_KVM_DEVICE,
+	ARG_9P,
+	ARG_VSOCK,
+	ARG_NET,
+	ARG_BLK,
+	ARG_RNG,
 };
 
 struct args {
@@ -47,6 +54,16 @@ static void help(void)
 	       "      --boot-markers FILE  write one JSON line per boot marker\n"
 	       "      --ksm                make guest RAM mergeable (KSM)\n"
 	       "      --hugepages off|on|auto  transparent huge pages for guest RAM (default off)\n"
+	       "      --9p TAG:DIR[,ro]    export DIR to the guest under the 9p mount TAG "
+	       "(repeatable)\n"
+	       "      --vsock CID:UDS_PATH virtio-vsock for guest CID; host side on the unix "
+	       "socket\n"
+	       "                           UDS_PATH (guest connections to port P reach "
+	       "UDS_PATH_P)\n"
+	       "      --net tap=NAME|fd=N[,mac=XX:XX:XX:XX:XX:XX]\n"
+	       "                           virtio-net on a tap (repeatable)\n"
+	       "      --blk FILE[,ro]      virtio-blk on a raw image (repeatable)\n"
+	       "      --rng                virtio-rng fed by getrandom()\n"
 	       "      --kvm-device PATH    KVM device (default /dev/kvm)\n"
 	       "  -v, --verbose            say why the VM stopped; twice: debug output\n"
 	       "  -h, --help               this help\n",
@@ -95,13 +112,19 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"ksm", no_argument, NULL, ARG_KSM},
 		{"kvm-device", required_argument, NULL, ARG_KVM_DEVICE},
 		{"hugepages", required_argument, NULL, ARG_HUGEPAGES},
+		{"9p", required_argument, NULL, ARG_9P},
+		{"vsock", required_argument, NULL, ARG_VSOCK},
+		{"net", required_argument, NULL, ARG_NET},
+		{"blk", required_argument, NULL, ARG_BLK},
+		{"rng", no_argument, NULL, ARG_RNG},
 		{"verbose", no_argument, NULL, 'v'},
 		{"debug", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
+	const char *reason = NULL;
 	uint64_t v;
-	int c;
+	int c, r;
 
 	while ((c = getopt_long(argc, argv, "k:c:m:n:p:vh", options, NULL)) >= 0) {
 		switch (c) {
@@ -147,6 +170,29 @@ static int parse_args(int argc, char **argv, struct args *a)
 				return log_error_errno(EINVAL,
 						       "--hugepages: expected off, on or auto");
 			break;
+		case ARG_9P:
+			r = vm_config_add_share(&a->cfg, optarg, &reason);
+			if (r < 0)
+				return log_error_errno(r, "--9p '%s': %s", optarg, reason);
+			break;
+		case ARG_VSOCK:
+			r = vm_config_set_vsock(&a->cfg, optarg, &reason);
+			if (r < 0)
+				return log_error_errno(r, "--vsock '%s': %s", optarg, reason);
+			break;
+		case ARG_NET:
+			r = vm_config_add_net(&a->cfg, optarg, &reason);
+			if (r < 0)
+				return log_error_errno(r, "--net '%s': %s", optarg, reason);
+			break;
+		case ARG_BLK:
+			r = vm_config_add_blk(&a->cfg, optarg, &reason);
+			if (r < 0)
+				return log_error_errno(r, "--blk '%s': %s", optarg, reason);
+			break;
+		case ARG_RNG:
+			a->cfg.rng = true;
+			break;
 		case 'v':
 			a->verbose++;
 			break;
@@ -186,6 +232,45 @@ static int open_outputs(struct args *a, int *console_fd, int *markers_fd)
 	return 0;
 }
 
+/*
+ * Process-wide settings the devices rely on: a closed stdout must give the console EPIPE
+ * instead of killing the VMM, and 9p holds descriptors per guest fid, so the soft fd limit
+ * goes up to the hard one.
+ */
+static void setup_process(void)
+{
+	struct sigaction sa = {.sa_handler = SIG_IGN};
+	struct rlimit rl;
+
+	if (sigaction(SIGPIPE, &sa, NULL) < 0)
+		log_debug_errno(errno, "cannot ignore SIGPIPE: %m");
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		log_debug_errno(errno, "cannot get RLIMIT_NOFILE: %m");
+	} else if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			log_debug_errno(errno, "cannot raise RLIMIT_NOFILE: %m");
+	}
+}
+
+/* Before we open anything, so that a number given with --net fd= cannot be one of ours. */
+static int check_tap_fds(const struct vm_config *cfg)
+{
+	for (unsigned i = 0; i < cfg->n_nets; i++)
+		if (cfg->nets[i].tap_fd >= 0 && fcntl(cfg->nets[i].tap_fd, F_GETFD) < 0)
+			return log_error_errno(errno, "--net: fd %d is not open: %m",
+					       cfg->nets[i].tap_fd);
+	return 0;
+}
+
+/* The VM works on duplicates of the --net fd= taps: ours go once it exists (or failed). */
+static void close_tap_fds(struct vm_config *cfg)
+{
+	for (unsigned i = 0; i < cfg->n_nets; i++)
+		if (cfg->nets[i].tap_fd >= 0)
+			cfg->nets[i].tap_fd = safe_close(cfg->nets[i].tap_fd);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -194,26 +279,18 @@ static uint64_t now_ns(void)
 	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
 }
 
-int main(int argc, char **argv)
+static int run(struct args *a)
 {
 	_cleanup_close_ int console_fd = -1, markers_fd = -1;
-	struct args a = {0};
 	struct vm_error err = {0};
 	struct vm *vm = NULL;
 	int r;
 
-	vm_config_init(&a.cfg);
-	a.cfg.start_ns = now_ns();
-	log_set_prefix("cc-vmm");
-	r = parse_args(argc, argv, &a);
-	if (r <= 0)
-		return r < 0 ? VMM_EXIT_USAGE : VMM_EXIT_OK;
-	if (a.verbose)
-		log_set_max_level(a.verbose > 1 ? LOG_DEBUG : LOG_INFO);
-	if (open_outputs(&a, &console_fd, &markers_fd) < 0)
+	if (check_tap_fds(&a->cfg) < 0 || open_outputs(a, &console_fd, &markers_fd) < 0)
 		return VMM_EXIT_FAILURE;
-
-	r = vm_new(&a.cfg, &vm, &err);
+	setup_process();
+	r = vm_new(&a->cfg, &vm, &err);
+	close_tap_fds(&a->cfg);
 	if (r < 0) {
 		log_error("%s", err.msg);
 		return err.status ? err.status : VMM_EXIT_FAILURE;
@@ -226,4 +303,24 @@ int main(int argc, char **argv)
 	}
 	log_info("%s", err.msg);
 	return err.status;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = {0};
+	int r;
+
+	vm_config_init(&a.cfg);
+	a.cfg.start_ns = now_ns();
+	log_set_prefix("cc-vmm");
+	r = parse_args(argc, argv, &a);
+	if (r <= 0)
+		r = r < 0 ? VMM_EXIT_USAGE : VMM_EXIT_OK;
+	else {
+		if (a.verbose)
+			log_set_max_level(a.verbose > 1 ? LOG_DEBUG : LOG_INFO);
+		r = run(&a);
+	}
+	vm_config_done(&a.cfg);
+	return r;
 }

@@ -265,7 +265,10 @@ START_TEST(test_kernel_text_is_shared_file_mapping)
 	ck_assert_msg(found, "no file mapping of %s in smaps", kernel);
 	ck_assert_msg(rss_kb > 0, "kernel text not faulted in from the file (Rss %ld kB)", rss_kb);
 
-	/* threads: main (event loop) + 2 vCPUs; the kernel file itself is not kept open */
+	/* threads: main (event loop) + 2 vCPUs; the kernel file itself is not kept open. The
+	 * first vCPU can print "ready" before the second one's thread exists: allow it 5 s. */
+	for (int i = 0; i < 500 && count_threads(p.pid) < 3; i++)
+		(void) usleep(10 * 1000);
 	ck_assert_uint_eq(count_threads(p.pid), 3);
 	ck_assert_int_eq(fd_points_at(p.pid, kernel), 0);
 	/* The VMM's own fds: /dev/kvm, the VM, 2 vCPUs, epoll, the stop eventfd, the signalfd,

@@ -15,6 +15,6 @@ enum vmm_exit {
 	VMM_EXIT_KVM_ERROR = 5,	   /* a KVM ioctl failed, or KVM is too old */
 	VMM_EXIT_GUEST_CRASH = 6,  /* internal error, failed entry, or unhandled emulation */
 	VMM_EXIT_BAD_KERNEL = 7,   /* the kernel file is not a kernel we can boot */
-	VMM_EXIT_BAD_IMAGE = 8,	   /* a --pmem image is missing or unusable */
+	VMM_EXIT_BAD_IMAGE = 8,	   /* a --pmem/--blk image or --9p directory is unusable */
 	VMM_EXIT_SIGNAL_BASE = 128 /* stopped by SIGTERM/SIGINT: 128 + signal number */
 };

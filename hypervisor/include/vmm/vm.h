@@ -20,12 +20,43 @@
 #define VM_MAX_MEM_MIB (256u * 1024)
 #define VM_CMDLINE_MAX 4096
 
+/* Virtio devices a config can ask for (each also needs a window: at most 16 in all). */
+#define VM_MAX_SHARES	  8   /* --9p */
+#define VM_MAX_NETS	  4   /* --net */
+#define VM_MAX_BLKS	  8   /* --blk */
+#define VM_SHARE_TAG_MAX  255 /* 9p mount tag, bytes */
+#define VM_TAP_NAME_MAX	  16  /* IFNAMSIZ, NUL included */
+#define VM_VSOCK_PATH_MAX 96  /* "<path>_<port>" must fit in sun_path */
+#define VM_VSOCK_CID_MIN  3   /* 0-2 are reserved */
+#define VM_VSOCK_CID_MAX  0xfffffffeu
+
 enum vm_hugepages {
 	VM_HUGEPAGES_OFF,  /* MADV_NOHUGEPAGE: smallest footprint, best for KSM (default) */
 	VM_HUGEPAGES_ON,   /* MADV_HUGEPAGE: fewer TLB misses, more resident memory */
 	VM_HUGEPAGES_AUTO, /* leave the host's transparent huge page policy alone */
 	_VM_HUGEPAGES_MAX,
 	_VM_HUGEPAGES_INVALID = -22,
+};
+
+/* --9p TAG:DIR[,ro]: a host directory exported to the guest under a mount tag. */
+struct vm_share_config {
+	char *tag;
+	char *dir;
+	bool read_only;
+};
+
+/* --net tap=NAME|fd=N[,mac=..]: a virtio-net device on a tap. */
+struct vm_net_config {
+	int tap_fd; /* an open tap, or -1; stays the caller's (the VM dups it) */
+	char tap_name[VM_TAP_NAME_MAX]; /* else: the tap to attach to (created if missing) */
+	uint8_t mac[6];
+	bool has_mac; /* false: a random locally administered MAC */
+};
+
+/* --blk FILE[,ro]: a virtio-blk device on a raw image. */
+struct vm_blk_config {
+	char *path;
+	bool read_only;
 };
 
 struct vm_config {
@@ -38,10 +69,21 @@ struct vm_config {
 	bool ksm;	       /* MADV_MERGEABLE on guest RAM */
 	enum vm_hugepages hugepages;
 	int console_in_fd;    /* -1: no console input */
-	int console_out_fd;   /* -1: console output dropped */
+	int console_out_fd;   /* -1: output dropped, and no virtio-console device */
 	int boot_markers_fd;  /* -1: markers not written; else JSON lines */
 	const char *kvm_path; /* NULL: /dev/kvm */
 	uint64_t start_ns;    /* CLOCK_MONOTONIC at VMM start (0: vm_new's) */
+
+	/* Virtio devices besides the console, filled by vm_config_add_*() (strings owned). */
+	struct vm_share_config shares[VM_MAX_SHARES];
+	unsigned n_shares;
+	struct vm_net_config nets[VM_MAX_NETS];
+	unsigned n_nets;
+	struct vm_blk_config blks[VM_MAX_BLKS];
+	unsigned n_blks;
+	uint64_t vsock_cid; /* 0: no vsock device */
+	char *vsock_path;   /* its unix socket; must not exist, removed when the VM is freed */
+	bool rng;	    /* virtio-rng fed by getrandom() */
 };
 
 struct vm_error {
@@ -52,6 +94,23 @@ struct vm_error {
 struct vm;
 
 void vm_config_init(struct vm_config *cfg);
+/* Frees the strings vm_config_add_*() allocated (fds given with --net fd= are not closed). */
+void vm_config_done(struct vm_config *cfg);
+
+/*
+ * The device options in their command-line form, parsed strictly into cfg. Each returns 0, or
+ * a negative errno (cfg unchanged) with *ret_reason set to a static one-line explanation:
+ *   vm_config_add_share  "TAG:DIR[,ro]"  tag 1-255 bytes without ':', unique; DIR non-empty
+ *   vm_config_set_vsock  "CID:UDS_PATH"  CID 3-4294967294 (decimal); once
+ *   vm_config_add_net    "tap=NAME|fd=N[,mac=XX:XX:XX:XX:XX:XX]"  N >= 3, unicast MAC,
+ *                        each tap once
+ *   vm_config_add_blk    "FILE[,ro]"
+ * Files and directories are only looked at by vm_new().
+ */
+int vm_config_add_share(struct vm_config *cfg, const char *spec, const char **ret_reason);
+int vm_config_set_vsock(struct vm_config *cfg, const char *spec, const char **ret_reason);
+int vm_config_add_net(struct vm_config *cfg, const char *spec, const char **ret_reason);
+int vm_config_add_blk(struct vm_config *cfg, const char *spec, const char **ret_reason);
 
 int vm_new(const struct vm_config *cfg, struct vm **ret, struct vm_error *reterr);
 /*

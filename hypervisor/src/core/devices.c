@@ -9,11 +9,7 @@
 #include "arch/layout.h"
 #include "cc/cleanup.h"
 #include "core/vm-internal.h"
-
-#if CC_VMM_HAVE_VIRTIO_CONSOLE
-#include "virtio/dev/console.h"
 #include "virtio/transport/mmio.h"
-#endif
 
 /*
  * IOAPIC pins for the devices, in order: 4 is COM1, 8 the RTC, 12 the PS/2 mouse and 13 the
@@ -40,7 +36,7 @@ static const struct irq_line_ops vm_irqfd_ops = {
 };
 
 /* The ioeventfd_bind callback of the transport: a 4-byte QueueNotify write of 'datamatch'. */
-_unused_ static int vm_ioeventfd_bind(void *ctx, uint64_t gpa, uint32_t datamatch, int efd)
+static int vm_ioeventfd_bind(void *ctx, uint64_t gpa, uint32_t datamatch, int efd)
 {
 	struct vm *vm = ctx;
 	struct kvm_ioeventfd io = {
@@ -55,7 +51,7 @@ _unused_ static int vm_ioeventfd_bind(void *ctx, uint64_t gpa, uint32_t datamatc
 }
 
 /* Reserve the next window and GSI, with its irqfd. Returns the slot index. */
-_unused_ static int vm_device_slot(struct vm *vm, const char *name)
+static int vm_device_slot(struct vm *vm, const char *name)
 {
 	struct vm_device *d;
 	struct kvm_irqfd irqfd = {0};
@@ -83,7 +79,6 @@ _unused_ static int vm_device_slot(struct vm *vm, const char *name)
 	return (int) vm->devs.n++;
 }
 
-#if CC_VMM_HAVE_VIRTIO_CONSOLE
 static int vm_device_attach(struct vm *vm, const char *name, struct vdev *dev)
 {
 	struct vtrans_mmio_env env;
@@ -115,54 +110,39 @@ static int vm_device_attach(struct vm *vm, const char *name, struct vdev *dev)
 	return r == -ENOSPC ? -E2BIG : r;
 }
 
-static int vm_console_create(const struct vm_config *cfg, struct vdev **ret)
+unsigned vm_devices_wanted(const struct vm_config *cfg)
 {
-	return vcon_new(cfg->console_in_fd, cfg->console_out_fd, ret);
-}
-#endif
+	unsigned n = 0;
 
-/*
- * The device table, walked in order. A device is one row: its name, whether the config wants
- * it, and its constructor (the model plus its backend). Adding a device = one row here plus
- * one CLI option filling struct vm_config.
- */
-struct vm_device_desc {
-	const char *name;
-	bool (*wanted)(const struct vm_config *cfg);
-	int (*create)(const struct vm_config *cfg, struct vdev **ret);
-};
-
-_unused_ static bool vm_always(const struct vm_config *cfg)
-{
-	(void) cfg;
-	return true;
+	for (const struct vm_device_desc *desc = vm_device_table; desc->name; desc++)
+		n += desc->count(cfg);
+	return n;
 }
 
-static const struct vm_device_desc vm_device_table[] = {
-#if CC_VMM_HAVE_VIRTIO_CONSOLE
-	{"console", vm_always, vm_console_create},
-#endif
-	{NULL, NULL, NULL},
-};
-
-int vm_devices_setup(struct vm *vm)
+int vm_devices_setup(struct vm *vm, struct vm_error *reterr)
 {
 	for (const struct vm_device_desc *desc = vm_device_table; desc->name; desc++) {
-#if CC_VMM_HAVE_VIRTIO_CONSOLE
-		struct vdev *dev = NULL;
-		int r;
+		unsigned n = desc->count(&vm->cfg);
 
-		if (!desc->wanted(&vm->cfg))
-			continue;
-		r = desc->create(&vm->cfg, &dev);
-		if (r < 0)
-			return r;
-		r = vm_device_attach(vm, desc->name, dev);
-		if (r < 0)
-			return r;
-#endif
+		for (unsigned i = 0; i < n; i++) {
+			struct vm_device_ctx ctx = {.cfg = &vm->cfg, .loop = vm->loop, .index = i};
+			struct vdev *dev = NULL;
+			int r;
+
+			r = desc->create(&ctx, &dev, reterr);
+			if (r < 0)
+				return r;
+			r = vm_device_attach(vm, desc->name, dev);
+			if (r == -E2BIG)
+				return vm_error_set(reterr, VMM_EXIT_USAGE, 0,
+						    "kernel command line too long for the %s "
+						    "device (max %zu bytes)",
+						    desc->name, sizeof(vm->cmdline) - 1);
+			if (r < 0)
+				return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
+						    "cannot attach the %s device", desc->name);
+		}
 	}
-	(void) vm;
 	return 0;
 }
 
@@ -171,13 +151,11 @@ void vm_devices_free(struct vm *vm)
 	for (unsigned i = vm->devs.n; i-- > 0;) {
 		struct vm_device *d = &vm->devs.devices[i];
 
-#if CC_VMM_HAVE_VIRTIO_CONSOLE
 		/* The transport first: the device must outlive it. */
 		d->trans = vtrans_mmio_free(d->trans);
 		if (d->dev)
 			d->dev->ops->free(d->dev);
 		d->dev = NULL;
-#endif
 		d->irq_fd = safe_close(d->irq_fd);
 	}
 	vm->devs.n = 0;

@@ -107,6 +107,15 @@ static int vm_check_config(const struct vm_config *cfg, struct vm_error *reterr)
 				    "vCPU count %u out of range (1-%u)", cfg->n_cpus, VM_MAX_CPUS);
 	if (vm_hugepages_to_string(cfg->hugepages) == NULL)
 		return vm_error_set(reterr, VMM_EXIT_USAGE, EINVAL, "bad huge page policy");
+	if (cfg->n_shares > VM_MAX_SHARES || cfg->n_nets > VM_MAX_NETS ||
+	    cfg->n_blks > VM_MAX_BLKS ||
+	    (cfg->vsock_cid != 0 && (cfg->vsock_cid < VM_VSOCK_CID_MIN ||
+				     cfg->vsock_cid > VM_VSOCK_CID_MAX || !cfg->vsock_path)))
+		return vm_error_set(reterr, VMM_EXIT_USAGE, EINVAL, "bad device configuration");
+	if (vm_devices_wanted(cfg) > VM_MAX_DEVICES)
+		return vm_error_set(reterr, VMM_EXIT_USAGE, 0,
+				    "too many virtio devices: %u, the console included (max %d)",
+				    vm_devices_wanted(cfg), VM_MAX_DEVICES);
 	return 0;
 }
 
@@ -155,10 +164,9 @@ static int vm_setup(struct vm *vm, struct vm_error *reterr)
 	if (r < 0)
 		return vm_error_set(reterr, VMM_EXIT_USAGE, 0,
 				    "kernel command line contains control characters");
-	r = vm_devices_setup(vm);
+	r = vm_devices_setup(vm, reterr);
 	if (r < 0)
-		return vm_error_set(reterr, r == -E2BIG ? VMM_EXIT_USAGE : VMM_EXIT_FAILURE, r,
-				    "cannot set up the virtio devices");
+		return r;
 	r = vm_boot_data_setup(vm, reterr);
 	for (unsigned i = 0; r >= 0 && i < vm->cfg.n_cpus; i++) {
 		r = vcpu_new(vm, i, &vm->vcpus[i], reterr);

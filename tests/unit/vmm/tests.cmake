@@ -14,3 +14,6 @@ cc_add_fuzzer(NAME fuzz-kernel
   SOURCES ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz-kernel.c
   LIBS vmm
   CORPUS ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/fuzz-kernel)
+cc_add_check_test(NAME test-vmm-config LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-config.c
+  LIBS vmm)

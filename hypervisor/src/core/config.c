@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The device options of struct vm_config in their command-line form (--9p, --vsock, --net,
+ * --blk), parsed strictly: anything unexpected is refused with a reason, nothing is guessed.
+ * Pure string work: files, directories and taps are only opened by vm_new().
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blk/vblk.h"
+#include "cc/macro.h"
+#include "net/vnet.h"
+#include "vmm/vm.h"
+
+static int vm_config_refuse(const char **ret_reason, const char *reason, int err)
+{
+	*ret_reason = reason;
+	return err;
+}
+
+void vm_config_done(struct vm_config *cfg)
+{
+	if (!cfg)
+		return;
+	for (unsigned i = 0; i < cfg->n_shares; i++) {
+		free(cfg->shares[i].tag);
+		free(cfg->shares[i].dir);
+	}
+	for (unsigned i = 0; i < cfg->n_blks; i++)
+		free(cfg->blks[i].path);
+	free(cfg->vsock_path);
+	cfg->n_shares = cfg->n_blks = 0;
+	cfg->vsock_path = NULL;
+	cfg->vsock_cid = 0;
+}
+
+/* "DIR" or "DIR,ro" (the same rule as vblk_spec_parse: a ",ro" suffix is the flag). */
+static size_t vm_config_strip_ro(const char *s, bool *ret_ro)
+{
+	size_t len = strlen(s);
+
+	*ret_ro = len >= 3 && strcmp(s + len - 3, ",ro") == 0;
+	return *ret_ro ? len - 3 : len;
+}
+
+int vm_config_add_share(struct vm_config *cfg, const char *spec, const char **ret_reason)
+{
+	const char *colon;
+	char *tag, *dir;
+	size_t tag_len, dir_len;
+	bool ro;
+
+	assert_return(cfg && spec && ret_reason, -EINVAL);
+	colon = strchr(spec, ':');
+	if (!colon)
+		return vm_config_refuse(ret_reason, "expected TAG:DIR[,ro]", -EINVAL);
+	tag_len = (size_t) (colon - spec);
+	if (tag_len == 0)
+		return vm_config_refuse(ret_reason, "empty tag (expected TAG:DIR[,ro])", -EINVAL);
+	if (tag_len > VM_SHARE_TAG_MAX)
+		return vm_config_refuse(ret_reason,
+					"tag longer than " STRINGIFY(VM_SHARE_TAG_MAX) " bytes",
+					-ENAMETOOLONG);
+	dir_len = vm_config_strip_ro(colon + 1, &ro);
+	if (dir_len == 0)
+		return vm_config_refuse(ret_reason, "empty directory (expected TAG:DIR[,ro])",
+					-EINVAL);
+	for (unsigned i = 0; i < cfg->n_shares; i++)
+		if (strlen(cfg->shares[i].tag) == tag_len &&
+		    memcmp(cfg->shares[i].tag, spec, tag_len) == 0)
+			return vm_config_refuse(ret_reason, "tag already used", -EEXIST);
+	if (cfg->n_shares >= VM_MAX_SHARES)
+		return vm_config_refuse(ret_reason, "at most " STRINGIFY(VM_MAX_SHARES) " shares",
+					-E2BIG);
+	tag = strndup(spec, tag_len);
+	dir = strndup(colon + 1, dir_len);
+	if (!tag || !dir) {
+		free(tag);
+		free(dir);
+		return vm_config_refuse(ret_reason, "out of memory", -ENOMEM);
+	}
+	cfg->shares[cfg->n_shares++] = (struct vm_share_config){tag, dir, ro};
+	return 0;
+}
+
+/* Decimal digits only (no sign, space or base prefix), at most max. */
+static int vm_config_parse_dec(const char *s, size_t len, uint64_t max, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	if (len == 0)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (uint64_t) (s[i] - '0');
+		if (v > max)
+			return -ERANGE;
+	}
+	*ret = v;
+	return 0;
+}
+
+int vm_config_set_vsock(struct vm_config *cfg, const char *spec, const char **ret_reason)
+{
+	const char *colon;
+	uint64_t cid;
+	size_t path_len;
+	char *path;
+	int r;
+
+	assert_return(cfg && spec && ret_reason, -EINVAL);
+	if (cfg->vsock_cid != 0)
+		return vm_config_refuse(ret_reason, "only one vsock device", -EEXIST);
+	colon = strchr(spec, ':');
+	if (!colon)
+		return vm_config_refuse(ret_reason, "expected CID:UDS_PATH", -EINVAL);
+	r = vm_config_parse_dec(spec, (size_t) (colon - spec), VM_VSOCK_CID_MAX, &cid);
+	if (r < 0 || cid < VM_VSOCK_CID_MIN)
+		return vm_config_refuse(ret_reason,
+					"CID must be a decimal number from " STRINGIFY(
+						VM_VSOCK_CID_MIN) " to 4294967294",
+					-EINVAL);
+	path_len = strlen(colon + 1);
+	if (path_len == 0)
+		return vm_config_refuse(ret_reason, "empty socket path (expected CID:UDS_PATH)",
+					-EINVAL);
+	if (path_len > VM_VSOCK_PATH_MAX)
+		return vm_config_refuse(
+			ret_reason,
+			"socket path longer than " STRINGIFY(VM_VSOCK_PATH_MAX) " bytes",
+			-ENAMETOOLONG);
+	path = strdup(colon + 1);
+	if (!path)
+		return vm_config_refuse(ret_reason, "out of memory", -ENOMEM);
+	cfg->vsock_cid = cid;
+	cfg->vsock_path = path;
+	return 0;
+}
+
+int vm_config_add_net(struct vm_config *cfg, const char *spec, const char **ret_reason)
+{
+	struct vnet_config vc;
+	struct vm_net_config *n;
+
+	assert_return(cfg && spec && ret_reason, -EINVAL);
+	if (vnet_config_parse(spec, &vc) < 0)
+		return vm_config_refuse(
+			ret_reason,
+			"expected tap=NAME|fd=N[,mac=XX:XX:XX:XX:XX:XX] (NAME up to 15 bytes, "
+			"unicast MAC)",
+			-EINVAL);
+	if (vc.tap_fd >= 0 && vc.tap_fd <= 2)
+		return vm_config_refuse(ret_reason, "fd 0-2 are standard input and output",
+					-EINVAL);
+	for (unsigned i = 0; i < cfg->n_nets; i++)
+		if ((vc.tap_fd >= 0 && cfg->nets[i].tap_fd == vc.tap_fd) ||
+		    (vc.tap_fd < 0 && strcmp(cfg->nets[i].tap_name, vc.tap_name) == 0))
+			return vm_config_refuse(ret_reason, "tap already used", -EEXIST);
+	if (cfg->n_nets >= VM_MAX_NETS)
+		return vm_config_refuse(ret_reason, "at most " STRINGIFY(VM_MAX_NETS) " nets",
+					-E2BIG);
+	n = &cfg->nets[cfg->n_nets++];
+	*n = (struct vm_net_config){.tap_fd = vc.tap_fd, .has_mac = vc.has_mac};
+	memcpy(n->tap_name, vc.tap_name, sizeof(n->tap_name));
+	memcpy(n->mac, vc.mac, sizeof(n->mac));
+	return 0;
+}
+
+int vm_config_add_blk(struct vm_config *cfg, const char *spec, const char **ret_reason)
+{
+	char *path = NULL;
+	bool ro;
+
+	assert_return(cfg && spec && ret_reason, -EINVAL);
+	if (cfg->n_blks >= VM_MAX_BLKS)
+		return vm_config_refuse(ret_reason, "at most " STRINGIFY(VM_MAX_BLKS) " disks",
+					-E2BIG);
+	switch (vblk_spec_parse(spec, &path, &ro)) {
+	case 0:
+		break;
+	case -ENOMEM:
+		return vm_config_refuse(ret_reason, "out of memory", -ENOMEM);
+	default:
+		return vm_config_refuse(ret_reason, "expected FILE[,ro]", -EINVAL);
+	}
+	for (unsigned i = 0; i < cfg->n_blks; i++)
+		if (strcmp(cfg->blks[i].path, path) == 0) {
+			free(path);
+			return vm_config_refuse(ret_reason, "image already used", -EEXIST);
+		}
+	cfg->blks[cfg->n_blks++] = (struct vm_blk_config){path, ro};
+	return 0;
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The device table: which virtio devices a VM gets, in which order (= window and GSI order =
+ * the order Linux probes them, so /dev/vda is the first --blk and eth0 the first --net).
+ * Adding a device = one row here (count + create) plus one CLI option filling struct vm_config.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "9p/9p-dev.h"
+#include "blk/vblk.h"
+#include "core/vm-internal.h"
+#include "net/vnet.h"
+#include "rng/vrng.h"
+#include "virtio/dev/console.h"
+#include "vsock/vsock.h"
+
+_Static_assert(VM_TAP_NAME_MAX == VNET_TAP_NAME_MAX, "tap name sizes differ");
+_Static_assert(VM_SHARE_TAG_MAX == V9P_TAG_MAX, "9p tag limits differ");
+
+/* A file or directory the user named that cannot be used: "bad image", unless we ran out. */
+static int vm_exit_for_path(int err)
+{
+	switch (-err) {
+	case ENOMEM:
+	case EMFILE:
+	case ENFILE:
+		return VMM_EXIT_FAILURE;
+	default:
+		return VMM_EXIT_BAD_IMAGE;
+	}
+}
+
+/* Without a console destination there is no console device (vm.h: output dropped). */
+static unsigned vm_console_count(const struct vm_config *cfg)
+{
+	return cfg->console_out_fd >= 0;
+}
+
+static int vm_console_create(const struct vm_device_ctx *ctx, struct vdev **ret,
+			     struct vm_error *reterr)
+{
+	int r = vcon_new(ctx->cfg->console_in_fd, ctx->cfg->console_out_fd, ret);
+
+	if (r < 0)
+		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot create the console");
+	return 0;
+}
+
+static unsigned vm_share_count(const struct vm_config *cfg)
+{
+	return cfg->n_shares;
+}
+
+static int vm_share_create(const struct vm_device_ctx *ctx, struct vdev **ret,
+			   struct vm_error *reterr)
+{
+	const struct vm_share_config *s = &ctx->cfg->shares[ctx->index];
+	int r = v9p_new(s->tag, s->dir, s->read_only, ret);
+
+	if (r < 0)
+		return vm_error_set(reterr, vm_exit_for_path(r), r,
+				    "9p share '%s': cannot export directory '%s'", s->tag, s->dir);
+	return 0;
+}
+
+static unsigned vm_vsock_count(const struct vm_config *cfg)
+{
+	return cfg->vsock_cid != 0;
+}
+
+static int vm_vsock_create(const struct vm_device_ctx *ctx, struct vdev **ret,
+			   struct vm_error *reterr)
+{
+	const struct vm_config *cfg = ctx->cfg;
+	int r = vvsock_new(cfg->vsock_cid, cfg->vsock_path, ctx->loop, ret);
+
+	if (r < 0)
+		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "vsock: cannot listen on '%s'",
+				    cfg->vsock_path);
+	return 0;
+}
+
+static unsigned vm_net_count(const struct vm_config *cfg)
+{
+	return cfg->n_nets;
+}
+
+static int vm_net_create(const struct vm_device_ctx *ctx, struct vdev **ret,
+			 struct vm_error *reterr)
+{
+	const struct vm_net_config *n = &ctx->cfg->nets[ctx->index];
+	struct vnet_config vc = {.tap_fd = -1, .has_mac = n->has_mac};
+	int r;
+
+	memcpy(vc.mac, n->mac, sizeof(vc.mac));
+	if (n->tap_fd >= 0) {
+		/* The device owns what it gets; the caller's fd stays the caller's. */
+		vc.tap_fd = fcntl(n->tap_fd, F_DUPFD_CLOEXEC, 3);
+		if (vc.tap_fd < 0)
+			return vm_error_set(reterr, VMM_EXIT_FAILURE, errno, "net: tap fd %d",
+					    n->tap_fd);
+		r = vnet_new(&vc, ret);
+		if (r < 0)
+			return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
+					    "net: fd %d is not a usable tap", n->tap_fd);
+		return 0;
+	}
+	memcpy(vc.tap_name, n->tap_name, sizeof(vc.tap_name));
+	r = vnet_new(&vc, ret);
+	if (r < 0)
+		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "net: cannot attach to tap '%s'",
+				    n->tap_name);
+	return 0;
+}
+
+static unsigned vm_blk_count(const struct vm_config *cfg)
+{
+	return cfg->n_blks;
+}
+
+static int vm_blk_create(const struct vm_device_ctx *ctx, struct vdev **ret,
+			 struct vm_error *reterr)
+{
+	const struct vm_blk_config *b = &ctx->cfg->blks[ctx->index];
+	int r = vblk_new(b->path, b->read_only, ret);
+
+	if (r < 0)
+		return vm_error_set(reterr, vm_exit_for_path(r), r, "cannot open block image '%s'",
+				    b->path);
+	return 0;
+}
+
+static unsigned vm_rng_count(const struct vm_config *cfg)
+{
+	return cfg->rng;
+}
+
+static int vm_rng_create(const struct vm_device_ctx *ctx, struct vdev **ret,
+			 struct vm_error *reterr)
+{
+	int r;
+
+	(void) ctx;
+	r = vrng_new(ret);
+	if (r < 0)
+		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot create the rng device");
+	return 0;
+}
+
+const struct vm_device_desc vm_device_table[] = {
+	{"console", vm_console_count, vm_console_create},
+	{"9p", vm_share_count, vm_share_create},
+	{"vsock", vm_vsock_count, vm_vsock_create},
+	{"net", vm_net_count, vm_net_create},
+	{"blk", vm_blk_count, vm_blk_create},
+	{"rng", vm_rng_count, vm_rng_create},
+	{NULL, NULL, NULL},
+};
