@@ -10,45 +10,29 @@
 #include "manifest/limits.h"
 #include "parse-common.h"
 
-static int dependencies_parse(struct mctx *c, struct json_object *o, struct image_manifest *m)
+static int dependency_parse(struct mctx *c, struct json_object *v, void *items, size_t i,
+			    _unused_ void *userdata)
 {
-	struct json_object *a;
-	size_t n, old;
+	struct manifest_dependency *d = &((struct manifest_dependency *) items)[i];
+	int64_t size = 0;
 	int r;
 
-	r = json_get_array(c, o, "dependencies", false, &a, &n);
-	if (r < 0 || !a || n == 0)
+	r = json_value_object(c, v);
+	if (r < 0)
 		return r;
-	m->dependencies = calloc(n, sizeof(struct manifest_dependency));
-	if (!m->dependencies)
-		return -ENOMEM;
-	old = mctx_push_key(c, "dependencies");
-	for (size_t i = 0; i < n; i++) {
-		struct manifest_dependency *d = &m->dependencies[i];
-		struct json_object *v = json_object_array_get_idx(a, i);
-		size_t o2 = mctx_push_index(c, i);
-		int64_t size = 0;
-
-		m->n_dependencies++;
-		r = json_value_object(c, v);
-		if (r < 0)
-			return r;
-		r = ac_identifier_get(c, v, "imageName", true, &d->image_name);
-		if (r < 0)
-			return r;
-		r = image_id_get(c, v, "imageID", false, &d->image_id);
-		if (r < 0)
-			return r;
-		r = kv_list_parse(c, v, "labels", KV_LABELS, &d->labels);
-		if (r < 0)
-			return r;
-		r = json_get_int(c, v, "size", 0, INT64_MAX - 1, &size);
-		if (r < 0)
-			return r;
-		d->size = (uint64_t) size;
-		mctx_pop(c, o2);
-	}
-	mctx_pop(c, old);
+	r = ac_identifier_get(c, v, "imageName", true, &d->image_name);
+	if (r < 0)
+		return r;
+	r = image_id_get(c, v, "imageID", false, &d->image_id);
+	if (r < 0)
+		return r;
+	r = kv_list_parse(c, v, "labels", KV_LABELS, &d->labels);
+	if (r < 0)
+		return r;
+	r = json_get_int(c, v, "size", 0, INT64_MAX - 1, &size);
+	if (r < 0)
+		return r;
+	d->size = (uint64_t) size;
 	return 0;
 }
 
@@ -60,21 +44,16 @@ static int path_whitelist_parse(struct mctx *c, struct json_object *o, struct im
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < m->path_whitelist.n; i++)
-		if (m->path_whitelist.items[i][0] != '/') {
-			size_t old = mctx_push_key(c, "pathWhitelist");
-
-			(void) mctx_push_index(c, i);
-			r = mctx_fail(c, -EINVAL, "%s is not an absolute path",
-				      mctx_quote(c, m->path_whitelist.items[i]));
-			mctx_pop(c, old);
-			return r;
-		}
+		if (m->path_whitelist.items[i][0] != '/')
+			return mctx_fail_elem(c, "pathWhitelist", i, -EINVAL,
+					      "%s is not an absolute path",
+					      mctx_quote(c, m->path_whitelist.items[i]));
 	return 0;
 }
 
-static int image_manifest_parse_object(struct mctx *c, struct json_object *o,
-				       struct image_manifest *m)
+static int image_manifest_parse_object(struct mctx *c, struct json_object *o, void *mv)
 {
+	struct image_manifest *m = mv;
 	int r;
 
 	r = ac_kind_check(c, o, "ImageManifest", &m->ac_kind);
@@ -95,38 +74,35 @@ static int image_manifest_parse_object(struct mctx *c, struct json_object *o,
 	r = kv_list_parse(c, o, "annotations", KV_ANNOTATIONS, &m->annotations);
 	if (r < 0)
 		return r;
-	r = dependencies_parse(c, o, m);
+	r = JSON_PARSE_ARRAY(c, o, "dependencies", false, m->dependencies, m->n_dependencies,
+			     dependency_parse, NULL);
 	if (r < 0)
 		return r;
 	return path_whitelist_parse(c, o, m);
 }
 
+static void image_manifest_free_any(void *m)
+{
+	image_manifest_free(m);
+}
+
+static const struct manifest_doc_kind image_manifest_kind = {
+	.size = sizeof(struct image_manifest),
+	.parse_object = image_manifest_parse_object,
+	.free = image_manifest_free_any,
+};
+
 int image_manifest_parse(const char *buf, size_t len, struct image_manifest **ret,
 			 struct manifest_error *reterr_error)
 {
-	_cleanup_(image_manifest_freep) struct image_manifest *m = NULL;
-	_cleanup_(json_object_putp) struct json_object *o = NULL;
-	struct manifest_error local;
-	struct mctx c;
+	void *m;
 	int r;
 
-	assert_return(buf || len == 0, -EINVAL);
 	assert_return(ret, -EINVAL);
-
-	mctx_init(&c, reterr_error ?: &local);
-	r = json_parse_document(&c, buf ?: "", len, &o);
-	if (r < 0)
-		return r;
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return mctx_fail(&c, -ENOMEM, "out of memory");
-	r = image_manifest_parse_object(&c, o, m);
-	if (r == -ENOMEM)
-		return mctx_fail(&c, r, "out of memory");
-	if (r < 0)
-		return r;
-	*ret = TAKE_PTR(m);
-	return 0;
+	r = manifest_doc_parse(&image_manifest_kind, buf, len, &m, reterr_error);
+	if (r >= 0)
+		*ret = m;
+	return r;
 }
 
 int image_manifest_load(const char *path, struct image_manifest **ret,

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "isolator-parse.h"
-#include "manifest/limits.h"
 #include "manifest/quantity.h"
 #include "validate.h"
 
@@ -96,14 +95,8 @@ static int name_set_parse(struct mctx *c, struct json_object *v, struct manifest
 	if (set->n == 0)
 		return mctx_fail_key(c, "set", -EINVAL, "must be a non-empty list");
 	for (size_t i = 0; i < set->n; i++)
-		if (set->names[i][0] == '\0') {
-			size_t old = mctx_push_key(c, "set");
-
-			(void) mctx_push_index(c, i);
-			r = mctx_fail(c, -EINVAL, "must not be empty");
-			mctx_pop(c, old);
-			return r;
-		}
+		if (set->names[i][0] == '\0')
+			return mctx_fail_elem(c, "set", i, -EINVAL, "must not be empty");
 	if (!seccomp)
 		return 0;
 	r = json_get_string(c, v, "errno", false, &set->errno_name);
@@ -151,12 +144,9 @@ static int sysctl_parse(struct mctx *c, struct json_object *v, struct manifest_s
 	size_t n;
 	int r;
 
-	r = json_value_object(c, v);
+	r = json_value_object_size(c, v, &n);
 	if (r < 0)
 		return r;
-	n = (size_t) json_object_object_length(v);
-	if (n > MANIFEST_ARRAY_MAX)
-		return mctx_fail(c, -E2BIG, "object has more than %u members", MANIFEST_ARRAY_MAX);
 	sc->keys = calloc(n ? n : 1, sizeof(char *));
 	sc->values = calloc(n ? n : 1, sizeof(char *));
 	if (!sc->keys || !sc->values)
@@ -164,12 +154,9 @@ static int sysctl_parse(struct mctx *c, struct json_object *v, struct manifest_s
 	json_object_object_foreach (v, k, val) {
 		size_t old = mctx_push_key(c, k);
 
-		if (strlen(k) > MANIFEST_STRING_MAX)
-			return mctx_fail(c, -E2BIG, "key is longer than %u bytes",
-					 MANIFEST_STRING_MAX);
-		sc->keys[sc->n] = strdup(k);
-		if (!sc->keys[sc->n])
-			return -ENOMEM;
+		r = json_key_dup(c, k, &sc->keys[sc->n]);
+		if (r < 0)
+			return r;
 		sc->n++;
 		r = json_value_string(c, val, &sc->values[sc->n - 1]);
 		if (r < 0)
@@ -230,8 +217,10 @@ static int isolator_value_parse(struct mctx *c, struct json_object *v,
 	}
 }
 
-static int isolator_parse(struct mctx *c, struct json_object *o, struct manifest_isolator *iso)
+static int isolator_parse(struct mctx *c, struct json_object *o, void *items, size_t i,
+			  _unused_ void *userdata)
 {
+	struct manifest_isolator *iso = &((struct manifest_isolator *) items)[i];
 	struct json_object *v;
 	const char *raw;
 	size_t old;
@@ -304,22 +293,15 @@ static int isolators_check(struct mctx *c, const struct manifest_isolator_list *
 			const struct manifest_isolator *prev = &l->items[j];
 			bool dup = strcmp(prev->name, iso->name) == 0 &&
 				   !isolator_multiple_allowed(iso->type);
-			size_t old;
-			int r;
 
-			if (!dup &&
-			    (conflict == MANIFEST_ISOLATOR_UNKNOWN || prev->type != conflict))
-				continue;
-			old = mctx_push_index(c, i);
 			if (dup)
-				r = mctx_fail(c, -EINVAL, "only one %s isolator is allowed",
-					      mctx_quote(c, iso->name));
-			else
-				r = mctx_fail(c, -EINVAL, "%s conflicts with %s at index %zu",
-					      mctx_quote(c, iso->name), mctx_quote(c, prev->name),
-					      j);
-			mctx_pop(c, old);
-			return r;
+				return mctx_fail_elem(c, NULL, i, -EINVAL,
+						      "only one %s isolator is allowed",
+						      mctx_quote(c, iso->name));
+			if (conflict != MANIFEST_ISOLATOR_UNKNOWN && prev->type == conflict)
+				return mctx_fail_elem(
+					c, NULL, i, -EINVAL, "%s conflicts with %s at index %zu",
+					mctx_quote(c, iso->name), mctx_quote(c, prev->name), j);
 		}
 	}
 	return 0;
@@ -328,29 +310,14 @@ static int isolators_check(struct mctx *c, const struct manifest_isolator_list *
 int isolators_parse(struct mctx *c, struct json_object *o, const char *key,
 		    struct manifest_isolator_list *ret)
 {
-	struct json_object *a;
-	size_t n, old;
+	size_t old;
 	int r;
 
-	r = json_get_array(c, o, key, false, &a, &n);
-	if (r < 0 || !a || n == 0)
+	r = JSON_PARSE_ARRAY(c, o, key, false, ret->items, ret->n, isolator_parse, NULL);
+	if (r < 0 || ret->n == 0)
 		return r;
-	ret->items = calloc(n, sizeof(struct manifest_isolator));
-	if (!ret->items)
-		return -ENOMEM;
 	old = mctx_push_key(c, key);
-	for (size_t i = 0; i < n; i++) {
-		size_t o2 = mctx_push_index(c, i);
-
-		ret->n++;
-		r = isolator_parse(c, json_object_array_get_idx(a, i), &ret->items[i]);
-		if (r < 0)
-			return r;
-		mctx_pop(c, o2);
-	}
 	r = isolators_check(c, ret);
-	if (r < 0)
-		return r;
 	mctx_pop(c, old);
-	return 0;
+	return r;
 }

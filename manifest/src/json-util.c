@@ -88,6 +88,19 @@ int mctx_fail_key(struct mctx *c, const char *key, int r, const char *fmt, ...)
 	return r;
 }
 
+int mctx_fail_elem(struct mctx *c, const char *key, size_t i, int r, const char *fmt, ...)
+{
+	size_t old = key ? mctx_push_key(c, key) : c->len;
+	va_list ap;
+
+	(void) mctx_push_index(c, i);
+	va_start(ap, fmt);
+	r = mctx_failv(c, r, fmt, ap);
+	va_end(ap);
+	mctx_pop(c, old);
+	return r;
+}
+
 const char *mctx_quote(struct mctx *c, const char *s)
 {
 	char *buf = c->quote[c->next_quote++ % 2];
@@ -190,6 +203,14 @@ int json_parse_document(struct mctx *c, const char *buf, size_t len, struct json
 	return 0;
 }
 
+int json_parse_root(struct mctx *c, struct manifest_error *err, const char *buf, size_t len,
+		    struct json_object **ret)
+{
+	assert_return(buf || len == 0, -EINVAL);
+	mctx_init(c, err);
+	return json_parse_document(c, buf ?: "", len, ret);
+}
+
 struct json_object *json_member(struct json_object *o, const char *key)
 {
 	struct json_object *v = NULL;
@@ -290,6 +311,29 @@ int json_value_object(struct mctx *c, struct json_object *v)
 	return 0;
 }
 
+int json_value_object_size(struct mctx *c, struct json_object *v, size_t *ret_n)
+{
+	size_t n;
+	int r;
+
+	r = json_value_object(c, v);
+	if (r < 0)
+		return r;
+	n = (size_t) json_object_object_length(v);
+	if (n > MANIFEST_ARRAY_MAX)
+		return mctx_fail(c, -E2BIG, "object has more than %u members", MANIFEST_ARRAY_MAX);
+	*ret_n = n;
+	return 0;
+}
+
+int json_key_dup(struct mctx *c, const char *k, char **ret)
+{
+	if (strlen(k) > MANIFEST_STRING_MAX)
+		return mctx_fail(c, -E2BIG, "key is longer than %u bytes", MANIFEST_STRING_MAX);
+	*ret = strdup(k);
+	return *ret ? 0 : -ENOMEM;
+}
+
 int json_get_string(struct mctx *c, struct json_object *o, const char *key, bool required,
 		    char **ret)
 {
@@ -306,6 +350,18 @@ int json_get_string(struct mctx *c, struct json_object *o, const char *key, bool
 	r = json_value_string(c, v, ret);
 	mctx_pop(c, old);
 	return r;
+}
+
+int json_get_nonempty_string(struct mctx *c, struct json_object *o, const char *key, char **ret)
+{
+	int r;
+
+	r = json_get_string(c, o, key, true, ret);
+	if (r < 0)
+		return r;
+	if ((*ret)[0] == '\0')
+		return mctx_fail_key(c, key, -EINVAL, "must not be empty");
+	return 0;
 }
 
 int json_get_bool(struct mctx *c, struct json_object *o, const char *key, bool *ret)
@@ -376,32 +432,48 @@ int json_get_array(struct mctx *c, struct json_object *o, const char *key, bool 
 	return 0;
 }
 
-int json_get_strv(struct mctx *c, struct json_object *o, const char *key, bool required,
-		  struct manifest_strv *ret)
+int json_parse_array(struct mctx *c, struct json_object *o, const char *key, bool required,
+		     size_t elem_size, void **ret_items, size_t *ret_n, json_elem_parse_fn parse,
+		     void *userdata)
 {
 	struct json_object *a;
 	size_t n, old;
+	void *items;
 	int r;
 
 	r = json_get_array(c, o, key, required, &a, &n);
 	if (r < 0 || !a || n == 0)
 		return r;
-	ret->items = calloc(n, sizeof(char *));
-	if (!ret->items)
+	items = calloc(n, elem_size);
+	if (!items)
 		return -ENOMEM;
+	*ret_items = items;
 	old = mctx_push_key(c, key);
 	for (size_t i = 0; i < n; i++) {
 		size_t o2 = mctx_push_index(c, i);
 
-		r = json_value_string(c, json_object_array_get_idx(a, i), &ret->items[i]);
+		(*ret_n)++;
+		r = parse(c, json_object_array_get_idx(a, i), items, i, userdata);
 		if (r < 0)
-			break;
-		ret->n++;
+			return r;
 		mctx_pop(c, o2);
 	}
-	if (r >= 0)
-		mctx_pop(c, old);
-	return r;
+	mctx_pop(c, old);
+	return 0;
+}
+
+static int strv_elem_parse(struct mctx *c, struct json_object *v, void *items, size_t i,
+			   _unused_ void *userdata)
+{
+	char **strv = items;
+
+	return json_value_string(c, v, &strv[i]);
+}
+
+int json_get_strv(struct mctx *c, struct json_object *o, const char *key, bool required,
+		  struct manifest_strv *ret)
+{
+	return JSON_PARSE_ARRAY(c, o, key, required, ret->items, ret->n, strv_elem_parse, NULL);
 }
 
 int json_get_string_map(struct mctx *c, struct json_object *o, const char *key,
@@ -414,12 +486,9 @@ int json_get_string_map(struct mctx *c, struct json_object *o, const char *key,
 	if (!v)
 		return 0;
 	old = mctx_push_key(c, key);
-	r = json_value_object(c, v);
+	r = json_value_object_size(c, v, &n);
 	if (r < 0)
 		return r;
-	n = (size_t) json_object_object_length(v);
-	if (n > MANIFEST_ARRAY_MAX)
-		return mctx_fail(c, -E2BIG, "object has more than %u members", MANIFEST_ARRAY_MAX);
 	if (n > 0) {
 		ret->items = calloc(n, sizeof(struct manifest_kv));
 		if (!ret->items)
@@ -429,12 +498,9 @@ int json_get_string_map(struct mctx *c, struct json_object *o, const char *key,
 		struct manifest_kv *kv = &ret->items[ret->n];
 		size_t o2 = mctx_push_key(c, k);
 
-		if (strlen(k) > MANIFEST_STRING_MAX)
-			return mctx_fail(c, -E2BIG, "key is longer than %u bytes",
-					 MANIFEST_STRING_MAX);
-		kv->name = strdup(k);
-		if (!kv->name)
-			return -ENOMEM;
+		r = json_key_dup(c, k, &kv->name);
+		if (r < 0)
+			return r;
 		ret->n++;
 		r = json_value_string(c, val, &kv->value);
 		if (r < 0)

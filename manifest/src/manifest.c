@@ -17,10 +17,8 @@ int manifest_detect_kind(const char *buf, size_t len, enum manifest_kind *ret,
 	struct mctx c;
 	int r;
 
-	assert_return(buf || len == 0, -EINVAL);
 	assert_return(ret, -EINVAL);
-	mctx_init(&c, reterr_error ?: &local);
-	r = json_parse_document(&c, buf ?: "", len, &o);
+	r = json_parse_root(&c, reterr_error ?: &local, buf, len, &o);
 	if (r < 0)
 		return r;
 	r = json_get_string(&c, o, "acKind", true, &kind);

@@ -78,6 +78,30 @@ int ac_kind_check(struct mctx *c, struct json_object *o, const char *want, char 
 	return 0;
 }
 
+int manifest_doc_parse(const struct manifest_doc_kind *k, const char *buf, size_t len, void **ret,
+		       struct manifest_error *reterr_error)
+{
+	_cleanup_(json_object_putp) struct json_object *o = NULL;
+	struct manifest_error local;
+	struct mctx c;
+	void *m;
+	int r;
+
+	r = json_parse_root(&c, reterr_error ?: &local, buf, len, &o);
+	if (r < 0)
+		return r;
+	m = calloc(1, k->size);
+	if (!m)
+		return mctx_fail(&c, -ENOMEM, "out of memory");
+	r = k->parse_object(&c, o, m);
+	if (r < 0) {
+		k->free(m);
+		return r == -ENOMEM ? mctx_fail(&c, r, "out of memory") : r;
+	}
+	*ret = m;
+	return 0;
+}
+
 static int kv_check_value(struct mctx *c, const struct manifest_kv *kv, enum kv_kind kind)
 {
 	if (kind != KV_ANNOTATIONS)
@@ -92,10 +116,12 @@ static int kv_check_value(struct mctx *c, const struct manifest_kv *kv, enum kv_
 	return 0;
 }
 
-static int kv_parse(struct mctx *c, struct json_object *v, enum kv_kind kind,
-		    const struct manifest_kv_list *seen, struct manifest_kv *kv)
+static int kv_parse(struct mctx *c, struct json_object *v, void *items, size_t i, void *userdata)
 {
 	static const char *const what[] = {"label", "annotation", "environment variable"};
+	const struct manifest_kv_list seen = {items, i};
+	struct manifest_kv *kv = &seen.items[i];
+	enum kv_kind kind = *(const enum kv_kind *) userdata;
 	int r;
 
 	r = json_value_object(c, v);
@@ -116,8 +142,8 @@ static int kv_parse(struct mctx *c, struct json_object *v, enum kv_kind kind,
 	}
 	if (kind == KV_LABELS && strcmp(kv->name, "name") == 0)
 		return mctx_fail_key(c, "name", -EINVAL, "\"name\" is not allowed as a label name");
-	for (size_t i = 0; i < seen->n; i++)
-		if (strcmp(seen->items[i].name, kv->name) == 0)
+	for (size_t j = 0; j < seen.n; j++)
+		if (strcmp(seen.items[j].name, kv->name) == 0)
 			return mctx_fail_key(c, "name", -EINVAL, "duplicate %s %s", what[kind],
 					     mctx_quote(c, kv->name));
 	r = json_get_string(c, v, "value", false, &kv->value);
@@ -166,34 +192,16 @@ static int labels_check_os_arch(struct mctx *c, const struct manifest_kv_list *l
 int kv_list_parse(struct mctx *c, struct json_object *o, const char *key, enum kv_kind kind,
 		  struct manifest_kv_list *ret)
 {
-	struct json_object *a;
-	size_t n, old;
+	size_t old;
 	int r;
 
-	r = json_get_array(c, o, key, false, &a, &n);
-	if (r < 0 || !a || n == 0)
+	r = JSON_PARSE_ARRAY(c, o, key, false, ret->items, ret->n, kv_parse, &kind);
+	if (r < 0 || kind != KV_LABELS || ret->n == 0)
 		return r;
-	ret->items = calloc(n, sizeof(struct manifest_kv));
-	if (!ret->items)
-		return -ENOMEM;
 	old = mctx_push_key(c, key);
-	for (size_t i = 0; i < n; i++) {
-		size_t o2 = mctx_push_index(c, i);
-
-		ret->n++;
-		r = kv_parse(c, json_object_array_get_idx(a, i), kind,
-			     &(struct manifest_kv_list){ret->items, i}, &ret->items[i]);
-		if (r < 0)
-			return r;
-		mctx_pop(c, o2);
-	}
-	if (kind == KV_LABELS) {
-		r = labels_check_os_arch(c, ret);
-		if (r < 0)
-			return r;
-	}
+	r = labels_check_os_arch(c, ret);
 	mctx_pop(c, old);
-	return 0;
+	return r;
 }
 
 int port_parse(struct mctx *c, struct json_object *v, struct manifest_port *p)
@@ -207,11 +215,9 @@ int port_parse(struct mctx *c, struct json_object *v, struct manifest_port *p)
 	r = ac_name_get(c, v, "name", true, &p->name);
 	if (r < 0)
 		return r;
-	r = json_get_string(c, v, "protocol", true, &p->protocol);
+	r = json_get_nonempty_string(c, v, "protocol", &p->protocol);
 	if (r < 0)
 		return r;
-	if (p->protocol[0] == '\0')
-		return mctx_fail_key(c, "protocol", -EINVAL, "must not be empty");
 	r = json_get_int(c, v, "port", 1, 65535, &x);
 	if (r < 0)
 		return r;

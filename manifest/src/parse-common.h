@@ -30,3 +30,13 @@ int image_id_get(struct mctx *c, struct json_object *o, const char *key, bool re
 int ac_version_get(struct mctx *c, struct json_object *o, char **ret);
 /* Check acKind equals want. */
 int ac_kind_check(struct mctx *c, struct json_object *o, const char *want, char **ret);
+
+/* A kind of top-level manifest for manifest_doc_parse(). */
+struct manifest_doc_kind {
+	size_t size; /* of the manifest struct */
+	int (*parse_object)(struct mctx *c, struct json_object *o, void *m); /* m is zeroed */
+	void (*free)(void *m);
+};
+/* A whole document of kind k, into a new manifest; -ENOMEM is reported as "out of memory". */
+int manifest_doc_parse(const struct manifest_doc_kind *k, const char *buf, size_t len, void **ret,
+		       struct manifest_error *reterr_error);

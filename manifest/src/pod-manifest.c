@@ -19,9 +19,11 @@ static void volume_freep(struct manifest_volume **v)
 	}
 }
 
-static int mount_parse(struct mctx *c, struct json_object *v, struct pod_mount *mnt)
+static int mount_parse(struct mctx *c, struct json_object *v, void *items, size_t i,
+		       _unused_ void *userdata)
 {
 	_cleanup_(volume_freep) struct manifest_volume *vol = NULL;
+	struct pod_mount *mnt = &((struct pod_mount *) items)[i];
 	struct json_object *av;
 	size_t old;
 	int r;
@@ -32,11 +34,9 @@ static int mount_parse(struct mctx *c, struct json_object *v, struct pod_mount *
 	r = ac_name_get(c, v, "volume", true, &mnt->volume);
 	if (r < 0)
 		return r;
-	r = json_get_string(c, v, "path", true, &mnt->path);
+	r = json_get_nonempty_string(c, v, "path", &mnt->path);
 	if (r < 0)
 		return r;
-	if (mnt->path[0] == '\0')
-		return mctx_fail_key(c, "path", -EINVAL, "must not be empty");
 	av = json_member(v, "appVolume");
 	if (!av)
 		return 0;
@@ -49,32 +49,6 @@ static int mount_parse(struct mctx *c, struct json_object *v, struct pod_mount *
 		return r;
 	mctx_pop(c, old);
 	mnt->app_volume = TAKE_PTR(vol);
-	return 0;
-}
-
-static int mounts_parse(struct mctx *c, struct json_object *o, struct pod_app *pa)
-{
-	struct json_object *a;
-	size_t n, old;
-	int r;
-
-	r = json_get_array(c, o, "mounts", false, &a, &n);
-	if (r < 0 || !a || n == 0)
-		return r;
-	pa->mounts = calloc(n, sizeof(struct pod_mount));
-	if (!pa->mounts)
-		return -ENOMEM;
-	old = mctx_push_key(c, "mounts");
-	for (size_t i = 0; i < n; i++) {
-		size_t o2 = mctx_push_index(c, i);
-
-		pa->n_mounts++;
-		r = mount_parse(c, json_object_array_get_idx(a, i), &pa->mounts[i]);
-		if (r < 0)
-			return r;
-		mctx_pop(c, o2);
-	}
-	mctx_pop(c, old);
 	return 0;
 }
 
@@ -103,9 +77,10 @@ static int pod_image_parse(struct mctx *c, struct json_object *o, struct pod_ima
 	return 0;
 }
 
-static int pod_app_parse(struct mctx *c, struct json_object *v, const struct pod_app *prev,
-			 size_t n_prev, struct pod_app *pa)
+static int pod_app_parse(struct mctx *c, struct json_object *v, void *items, size_t n_prev,
+			 _unused_ void *userdata)
 {
+	struct pod_app *prev = items, *pa = &prev[n_prev];
 	int r;
 
 	r = json_value_object(c, v);
@@ -127,70 +102,32 @@ static int pod_app_parse(struct mctx *c, struct json_object *v, const struct pod
 	r = json_get_bool(c, v, "readOnlyRootFS", &pa->read_only_rootfs);
 	if (r < 0)
 		return r;
-	r = mounts_parse(c, v, pa);
+	r = JSON_PARSE_ARRAY(c, v, "mounts", false, pa->mounts, pa->n_mounts, mount_parse, NULL);
 	if (r < 0)
 		return r;
 	return kv_list_parse(c, v, "annotations", KV_ANNOTATIONS, &pa->annotations);
 }
 
-static int apps_parse(struct mctx *c, struct json_object *o, struct pod_manifest *m)
+static int pod_volume_parse(struct mctx *c, struct json_object *v, void *items, size_t i,
+			    _unused_ void *userdata)
 {
-	struct json_object *a;
-	size_t n, old;
+	struct manifest_volume *vols = items;
 	int r;
 
-	r = json_get_array(c, o, "apps", true, &a, &n);
-	if (r < 0 || n == 0)
+	r = volume_parse(c, v, &vols[i]);
+	if (r < 0)
 		return r;
-	m->apps = calloc(n, sizeof(struct pod_app));
-	if (!m->apps)
-		return -ENOMEM;
-	old = mctx_push_key(c, "apps");
-	for (size_t i = 0; i < n; i++) {
-		size_t o2 = mctx_push_index(c, i);
-
-		m->n_apps++;
-		r = pod_app_parse(c, json_object_array_get_idx(a, i), m->apps, i, &m->apps[i]);
-		if (r < 0)
-			return r;
-		mctx_pop(c, o2);
-	}
-	mctx_pop(c, old);
+	for (size_t j = 0; j < i; j++)
+		if (strcmp(vols[j].name, vols[i].name) == 0)
+			return mctx_fail_key(c, "name", -EINVAL, "duplicate volume name %s",
+					     mctx_quote(c, vols[i].name));
 	return 0;
 }
 
-static int volumes_parse(struct mctx *c, struct json_object *o, struct pod_manifest *m)
+static int exposed_port_parse(struct mctx *c, struct json_object *v, void *items, size_t i,
+			      _unused_ void *userdata)
 {
-	struct json_object *a;
-	size_t n, old;
-	int r;
-
-	r = json_get_array(c, o, "volumes", false, &a, &n);
-	if (r < 0 || !a || n == 0)
-		return r;
-	m->volumes = calloc(n, sizeof(struct manifest_volume));
-	if (!m->volumes)
-		return -ENOMEM;
-	old = mctx_push_key(c, "volumes");
-	for (size_t i = 0; i < n; i++) {
-		size_t o2 = mctx_push_index(c, i);
-
-		m->n_volumes++;
-		r = volume_parse(c, json_object_array_get_idx(a, i), &m->volumes[i]);
-		if (r < 0)
-			return r;
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(m->volumes[j].name, m->volumes[i].name) == 0)
-				return mctx_fail_key(c, "name", -EINVAL, "duplicate volume name %s",
-						     mctx_quote(c, m->volumes[i].name));
-		mctx_pop(c, o2);
-	}
-	mctx_pop(c, old);
-	return 0;
-}
-
-static int exposed_port_parse(struct mctx *c, struct json_object *v, struct pod_exposed_port *p)
-{
+	struct pod_exposed_port *p = &((struct pod_exposed_port *) items)[i];
 	struct json_object *pp;
 	int64_t x = 0;
 	size_t old;
@@ -232,34 +169,9 @@ static int exposed_port_parse(struct mctx *c, struct json_object *v, struct pod_
 	return 0;
 }
 
-static int exposed_ports_parse(struct mctx *c, struct json_object *o, struct pod_manifest *m)
+static int pod_manifest_parse_object(struct mctx *c, struct json_object *o, void *mv)
 {
-	struct json_object *a;
-	size_t n, old;
-	int r;
-
-	r = json_get_array(c, o, "ports", false, &a, &n);
-	if (r < 0 || !a || n == 0)
-		return r;
-	m->ports = calloc(n, sizeof(struct pod_exposed_port));
-	if (!m->ports)
-		return -ENOMEM;
-	old = mctx_push_key(c, "ports");
-	for (size_t i = 0; i < n; i++) {
-		size_t o2 = mctx_push_index(c, i);
-
-		m->n_ports++;
-		r = exposed_port_parse(c, json_object_array_get_idx(a, i), &m->ports[i]);
-		if (r < 0)
-			return r;
-		mctx_pop(c, o2);
-	}
-	mctx_pop(c, old);
-	return 0;
-}
-
-static int pod_manifest_parse_object(struct mctx *c, struct json_object *o, struct pod_manifest *m)
-{
+	struct pod_manifest *m = mv;
 	int r;
 
 	r = ac_kind_check(c, o, "PodManifest", &m->ac_kind);
@@ -268,10 +180,11 @@ static int pod_manifest_parse_object(struct mctx *c, struct json_object *o, stru
 	r = ac_version_get(c, o, &m->ac_version);
 	if (r < 0)
 		return r;
-	r = apps_parse(c, o, m);
+	r = JSON_PARSE_ARRAY(c, o, "apps", true, m->apps, m->n_apps, pod_app_parse, NULL);
 	if (r < 0)
 		return r;
-	r = volumes_parse(c, o, m);
+	r = JSON_PARSE_ARRAY(c, o, "volumes", false, m->volumes, m->n_volumes, pod_volume_parse,
+			     NULL);
 	if (r < 0)
 		return r;
 	r = isolators_parse(c, o, "isolators", &m->isolators);
@@ -280,7 +193,7 @@ static int pod_manifest_parse_object(struct mctx *c, struct json_object *o, stru
 	r = kv_list_parse(c, o, "annotations", KV_ANNOTATIONS, &m->annotations);
 	if (r < 0)
 		return r;
-	r = exposed_ports_parse(c, o, m);
+	r = JSON_PARSE_ARRAY(c, o, "ports", false, m->ports, m->n_ports, exposed_port_parse, NULL);
 	if (r < 0)
 		return r;
 	r = json_get_string_map(c, o, "userAnnotations", &m->user_annotations);
@@ -289,32 +202,28 @@ static int pod_manifest_parse_object(struct mctx *c, struct json_object *o, stru
 	return json_get_string_map(c, o, "userLabels", &m->user_labels);
 }
 
+static void pod_manifest_free_any(void *m)
+{
+	pod_manifest_free(m);
+}
+
+static const struct manifest_doc_kind pod_manifest_kind = {
+	.size = sizeof(struct pod_manifest),
+	.parse_object = pod_manifest_parse_object,
+	.free = pod_manifest_free_any,
+};
+
 int pod_manifest_parse(const char *buf, size_t len, struct pod_manifest **ret,
 		       struct manifest_error *reterr_error)
 {
-	_cleanup_(pod_manifest_freep) struct pod_manifest *m = NULL;
-	_cleanup_(json_object_putp) struct json_object *o = NULL;
-	struct manifest_error local;
-	struct mctx c;
+	void *m;
 	int r;
 
-	assert_return(buf || len == 0, -EINVAL);
 	assert_return(ret, -EINVAL);
-
-	mctx_init(&c, reterr_error ?: &local);
-	r = json_parse_document(&c, buf ?: "", len, &o);
-	if (r < 0)
-		return r;
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return mctx_fail(&c, -ENOMEM, "out of memory");
-	r = pod_manifest_parse_object(&c, o, m);
-	if (r == -ENOMEM)
-		return mctx_fail(&c, r, "out of memory");
-	if (r < 0)
-		return r;
-	*ret = TAKE_PTR(m);
-	return 0;
+	r = manifest_doc_parse(&pod_manifest_kind, buf, len, &m, reterr_error);
+	if (r >= 0)
+		*ret = m;
+	return r;
 }
 
 int pod_manifest_load(const char *path, struct pod_manifest **ret,

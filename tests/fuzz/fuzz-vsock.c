@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "virtio/virtq.h"
 #include "vsock/conn.h"
 #include "vsock/muxer.h"
 #include "vsock/packet.h"
@@ -122,7 +123,7 @@ static void fuzz_send(struct fuzz_state *s, const struct iovec *iov, unsigned n,
 
 	if (!vsock_mux_can_send(s->mux))
 		return; /* the device stops taking tx packets here */
-	k = vsock_iov_read(iov, n, 0, raw, sizeof(raw));
+	k = iov_to_buf(iov, n, 0, raw, sizeof(raw));
 	r = vsock_pkt_parse_tx(raw, k, len, CID, &h);
 	if (r == 0)
 		vsock_mux_send(s->mux, &h, iov, n, VSOCK_HDR_SIZE);

@@ -9,6 +9,7 @@
 
 #include "cc/cleanup.h"
 #include "cc/log.h"
+#include "virtio/virtq.h"
 #include "vsock/conn.h"
 
 /* Control packets owed to the guest, sent in this order of priority. */
@@ -220,8 +221,8 @@ static int conn_ring_append(struct vsock_conn *c, const struct iovec *iov, unsig
 	}
 	tail = (c->ring_head + c->ring_len) % VSOCK_CONN_BUF_SIZE;
 	first = MIN((uint32_t) len, VSOCK_CONN_BUF_SIZE - tail);
-	(void) vsock_iov_read(iov, n, off, c->ring + tail, first);
-	(void) vsock_iov_read(iov, n, off + first, c->ring, len - first);
+	(void) iov_to_buf(iov, n, off, c->ring + tail, first);
+	(void) iov_to_buf(iov, n, off + first, c->ring, len - first);
 	c->ring_len += (uint32_t) len;
 	return 0;
 }

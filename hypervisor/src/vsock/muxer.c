@@ -12,6 +12,7 @@
 
 #include "cc/cleanup.h"
 #include "cc/log.h"
+#include "virtio/virtq.h"
 #include "vsock/conn.h"
 #include "vsock/handshake.h"
 #include "vsock/muxer.h"
@@ -262,7 +263,7 @@ static int mux_put_hdr(const struct iovec *iov, unsigned n, const struct vsock_h
 	uint8_t raw[VSOCK_HDR_SIZE];
 
 	vsock_hdr_encode(h, raw);
-	(void) vsock_iov_write(iov, n, 0, raw, sizeof(raw));
+	(void) iov_from_buf(iov, n, 0, raw, sizeof(raw));
 	*ret_len = VSOCK_HDR_SIZE + h->len;
 	return 1;
 }

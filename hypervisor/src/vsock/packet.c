@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
-#include <string.h>
 
 #include "cc/macro.h"
 #include "vsock/packet.h"
@@ -158,42 +157,4 @@ unsigned vsock_iov_slice(const struct iovec *iov, unsigned n, size_t off, size_t
 	if (ret_len)
 		*ret_len = done;
 	return k;
-}
-
-size_t vsock_iov_write(const struct iovec *iov, unsigned n, size_t off, const void *buf, size_t len)
-{
-	size_t done = 0;
-
-	for (unsigned i = 0; i < n && done < len; i++) {
-		size_t chunk;
-
-		if (off >= iov[i].iov_len) {
-			off -= iov[i].iov_len;
-			continue;
-		}
-		chunk = MIN(iov[i].iov_len - off, len - done);
-		memcpy((uint8_t *) iov[i].iov_base + off, (const uint8_t *) buf + done, chunk);
-		done += chunk;
-		off = 0;
-	}
-	return done;
-}
-
-size_t vsock_iov_read(const struct iovec *iov, unsigned n, size_t off, void *buf, size_t len)
-{
-	size_t done = 0;
-
-	for (unsigned i = 0; i < n && done < len; i++) {
-		size_t chunk;
-
-		if (off >= iov[i].iov_len) {
-			off -= iov[i].iov_len;
-			continue;
-		}
-		chunk = MIN(iov[i].iov_len - off, len - done);
-		memcpy((uint8_t *) buf + done, (const uint8_t *) iov[i].iov_base + off, chunk);
-		done += chunk;
-		off = 0;
-	}
-	return done;
 }

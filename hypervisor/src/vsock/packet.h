@@ -87,8 +87,3 @@ const char *vsock_op_to_string(uint16_t op);
  */
 unsigned vsock_iov_slice(const struct iovec *iov, unsigned n, size_t off, size_t len,
 			 struct iovec *out, unsigned max, size_t *ret_len);
-
-/* Copy between a flat buffer and iov at offset off; return the bytes copied. */
-size_t vsock_iov_write(const struct iovec *iov, unsigned n, size_t off, const void *buf,
-		       size_t len);
-size_t vsock_iov_read(const struct iovec *iov, unsigned n, size_t off, void *buf, size_t len);

@@ -78,7 +78,7 @@ static void vvsock_handle_tx(struct vvsock *v, const struct virtq_chain *ch)
 	size_t k;
 	int r;
 
-	k = vsock_iov_read(ch->iov, ch->n_out, 0, raw, sizeof(raw));
+	k = iov_to_buf(ch->iov, ch->n_out, 0, raw, sizeof(raw));
 	r = vsock_pkt_parse_tx(raw, k, ch->out_len, v->guest_cid, &h);
 	if (r == 0) {
 		v->stats.tx_packets++;
