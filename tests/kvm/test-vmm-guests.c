@@ -97,7 +97,7 @@ START_TEST(test_e820_high_ram_and_pmem)
 }
 END_TEST
 
-static void pmem_run(const char *mode, long long want_after)
+static void pmem_run(const char *mode, long long want_after, long long want_tail_after)
 {
 	char *dir = cctest_mkdtemp();
 	char img[4200], arg[4300], head[8] = "";
@@ -115,6 +115,10 @@ static void pmem_run(const char *mode, long long want_after)
 	ck_assert_int_eq(vmm_kv(res.out, "pmem_base"), 0x100000000ll);
 	ck_assert_int_eq(vmm_kv(res.out, "pmem_before"), 0x4d454d50); /* "PMEM" */
 	ck_assert_int_eq(vmm_kv(res.out, "pmem_after"), want_after);
+	/* The region is 128 MiB; past the 1 MiB image it is anonymous memory: zeros, no fault. */
+	ck_assert_int_eq(vmm_kv(res.out, "pmem_size"), 0x8000000ll);
+	ck_assert_int_eq(vmm_kv(res.out, "pmem_tail_before"), 0);
+	ck_assert_int_eq(vmm_kv(res.out, "pmem_tail_after"), want_tail_after);
 	/* guest writes never reach the image */
 	f = fopen(img, "r");
 	ck_assert_ptr_nonnull(f);
@@ -127,13 +131,13 @@ static void pmem_run(const char *mode, long long want_after)
 
 START_TEST(test_pmem_read_only_by_default)
 {
-	pmem_run("", 0x4d454d50);
+	pmem_run("", 0x4d454d50, 0);
 }
 END_TEST
 
 START_TEST(test_pmem_rw_writes_stay_private)
 {
-	pmem_run(",rw", 0xdeadbeef);
+	pmem_run(",rw", 0xdeadbeef, 0x7a11c0de);
 }
 END_TEST
 

@@ -119,11 +119,32 @@ static int vm_check_config(const struct vm_config *cfg, struct vm_error *reterr)
 	return 0;
 }
 
+/* COM1's interrupt: an edge on ISA IRQ 4 of the in-kernel PIC/IOAPIC (from a vCPU thread). */
+static int vm_com1_irq_trigger(void *opaque)
+{
+	struct vm *vm = opaque;
+	struct kvm_irq_level line = {.irq = IRQ_COM1, .level = 1};
+	int r;
+
+	r = vm_kvm_ioctl(vm->vm_fd, KVM_IRQ_LINE, &line);
+	line.level = 0;
+	if (r >= 0)
+		r = vm_kvm_ioctl(vm->vm_fd, KVM_IRQ_LINE, &line);
+	return r;
+}
+
+static const struct irq_line_ops vm_com1_irq_ops = {
+	.trigger = vm_com1_irq_trigger,
+};
+
 static int vm_legacy_setup(struct vm *vm)
 {
 	int r;
 
 	serial8250_init(&vm->serial, vm->cfg.console_out_fd);
+	serial8250_set_irq(
+		&vm->serial,
+		(struct irq_line){.ops = &vm_com1_irq_ops, .opaque = vm, .gsi = IRQ_COM1});
 	i8042_init(&vm->kbd, vm_reset_cb, vm);
 	pci_host_init(&vm->pci);
 	r = iobus_register(&vm->pio, PORT_COM1, SERIAL_PORTS, &serial8250_iobus_ops, &vm->serial);

@@ -17,6 +17,8 @@
 #define UART_LSR_THRE 0x20
 #define UART_LSR_TEMT 0x40
 #define UART_IIR_NONE 0x01
+#define UART_IIR_THRI 0x02
+#define UART_IER_THRI 0x02
 #define UART_MSR_IDLE 0xb0 /* DCD, DSR, CTS */
 #define UART_MCR_LOOP 0x10
 
@@ -24,6 +26,23 @@ void serial8250_init(struct serial8250 *s, int out_fd)
 {
 	memset(s, 0, sizeof(*s));
 	s->out_fd = out_fd;
+}
+
+void serial8250_set_irq(struct serial8250 *s, struct irq_line irq)
+{
+	s->irq = irq;
+	s->has_irq = true;
+}
+
+/* The THR is empty again (always at once): interrupt if the guest asked for it. */
+static void serial8250_thre(struct serial8250 *s)
+{
+	if (!(s->ier & UART_IER_THRI))
+		return;
+	s->thre_pending = true;
+	/* KVM_IRQ_LINE fails only for a VM going away: nothing worth stopping for. */
+	if (s->has_irq)
+		(void) irq_line_trigger(&s->irq);
 }
 
 static uint8_t serial8250_reg_read(struct serial8250 *s, uint64_t off)
@@ -36,6 +55,10 @@ static uint8_t serial8250_reg_read(struct serial8250 *s, uint64_t off)
 	case UART_IER:
 		return dlab ? s->dlm : s->ier;
 	case UART_IIR:
+		if (s->thre_pending && (s->ier & UART_IER_THRI)) {
+			s->thre_pending = false;
+			return UART_IIR_THRI;
+		}
 		return UART_IIR_NONE;
 	case UART_LCR:
 		return s->lcr;
@@ -72,14 +95,24 @@ static void serial8250_reg_write(struct serial8250 *s, uint64_t off, uint8_t v)
 	case UART_RBR_THR:
 		if (dlab)
 			s->dll = v;
-		else if (!(s->mcr & UART_MCR_LOOP))
-			serial8250_tx(s, v);
+		else {
+			if (!(s->mcr & UART_MCR_LOOP))
+				serial8250_tx(s, v);
+			serial8250_thre(s);
+		}
 		break;
 	case UART_IER:
-		if (dlab)
+		if (dlab) {
 			s->dlm = v;
-		else
+		} else {
+			uint8_t old = s->ier;
+
 			s->ier = v & 0x0f;
+			if (!(s->ier & UART_IER_THRI))
+				s->thre_pending = false;
+			else if (!(old & UART_IER_THRI))
+				serial8250_thre(s);
+		}
 		break;
 	case UART_LCR:
 		s->lcr = v;

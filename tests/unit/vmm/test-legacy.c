@@ -41,6 +41,48 @@ static void wr32(struct iobus *bus, uint64_t port, uint32_t v)
 	(void) iobus_dispatch(bus, port, &v, 4, true);
 }
 
+static int serial_irq_count;
+
+static int serial_irq_fake(void *opaque)
+{
+	(void) opaque;
+	serial_irq_count++;
+	return 0;
+}
+
+static const struct irq_line_ops serial_irq_fake_ops = {.trigger = serial_irq_fake};
+
+/* THRE interrupts as Linux's interrupt-driven tty output and its THRE test use them. */
+START_TEST(test_serial_thre_interrupt)
+{
+	struct serial8250 s;
+	struct iobus bus;
+
+	serial_irq_count = 0;
+	iobus_init(&bus);
+	serial8250_init(&s, -1);
+	serial8250_set_irq(&s, (struct irq_line){.ops = &serial_irq_fake_ops, .gsi = 4});
+	ASSERT_OK(iobus_register(&bus, PORT_COM1, SERIAL_PORTS, &serial8250_iobus_ops, &s));
+	wr8(&bus, PORT_COM1, 'a'); /* IER.THRI off: no interrupt */
+	ck_assert_int_eq(serial_irq_count, 0);
+	ck_assert_uint_eq(rd8(&bus, PORT_COM1 + 2), 0x01);
+	wr8(&bus, PORT_COM1 + 1, 0x02); /* enabling it with the THR empty raises it */
+	ck_assert_int_eq(serial_irq_count, 1);
+	ck_assert_uint_eq(rd8(&bus, PORT_COM1 + 2), 0x02);
+	ck_assert_uint_eq(rd8(&bus, PORT_COM1 + 2), 0x01); /* reading IIR cleared it */
+	wr8(&bus, PORT_COM1, 'b'); /* each byte sent empties the THR again */
+	ck_assert_int_eq(serial_irq_count, 2);
+	wr8(&bus, PORT_COM1 + 1, 0x00); /* disabling drops the pending interrupt */
+	ck_assert_uint_eq(rd8(&bus, PORT_COM1 + 2), 0x01);
+	wr8(&bus, PORT_COM1 + 1, 0x02); /* Linux's THRE test: re-enabling re-asserts it */
+	ck_assert_int_eq(serial_irq_count, 3);
+	ck_assert_uint_eq(rd8(&bus, PORT_COM1 + 2), 0x02);
+	wr8(&bus, PORT_COM1 + 1, 0x02); /* already enabled: no new edge */
+	ck_assert_int_eq(serial_irq_count, 3);
+	ck_assert_uint_eq(s.tx_bytes, 2);
+}
+END_TEST
+
 START_TEST(test_serial_transmits_and_is_always_ready)
 {
 	struct serial8250 s;
@@ -188,6 +230,7 @@ static Suite *legacy_suite(void)
 	TCase *tc = tcase_create("devices");
 
 	tcase_add_test(tc, test_serial_transmits_and_is_always_ready);
+	tcase_add_test(tc, test_serial_thre_interrupt);
 	tcase_add_test(tc, test_i8042_reset_and_command_byte);
 	tcase_add_test(tc, test_pci_host_bridge_config);
 	tcase_add_test(tc, test_boot_markers_json_lines);
