@@ -7,31 +7,15 @@
  * 32 hex digits, then ndev= and "done". Touches no queue.
  */
 #include "guest.h"
+#include "virtio-guest.h"
 
 #define MAX_DEVICES 32
 
-#define R_MAGIC	       0x000
-#define R_VERSION      0x004
-#define R_DEVICE_ID    0x008
-#define R_DEV_FEAT     0x010
-#define R_DEV_FEAT_SEL 0x014
-#define R_CONFIG       0x100
-#define CONFIG_SHOWN   16
+#define CONFIG_SHOWN 16
 
 struct entry {
 	uint64_t size, base, irq;
 };
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* "0x<hex>" at *p; 0 if absent. */
 static uint64_t parse_hex(const char **p)
@@ -41,8 +25,8 @@ static uint64_t parse_hex(const char **p)
 
 	if (s[0] != '0' || s[1] != 'x')
 		return 0;
-	for (s += 2; hexval(*s) >= 0; s++)
-		v = v << 4 | (uint64_t) hexval(*s);
+	for (s += 2; vg_hexval(*s) >= 0; s++)
+		v = v << 4 | (uint64_t) vg_hexval(*s);
 	*p = s;
 	return v;
 }
@@ -111,16 +95,16 @@ static void report(unsigned i, const struct entry *e)
 	put_val(i, "base", b, 8);
 	put_val(i, "size", e->size, 4);
 	put_val(i, "irq", e->irq, 2);
-	put_val(i, "magic", mmio_read32(b + R_MAGIC), 8);
-	put_val(i, "version", mmio_read32(b + R_VERSION), 8);
-	put_val(i, "id", mmio_read32(b + R_DEVICE_ID), 8);
-	mmio_write32(b + R_DEV_FEAT_SEL, 0);
-	put_val(i, "feat0", mmio_read32(b + R_DEV_FEAT), 8);
-	mmio_write32(b + R_DEV_FEAT_SEL, 1);
-	put_val(i, "feat1", mmio_read32(b + R_DEV_FEAT), 8);
+	put_val(i, "magic", mmio_read32(b + VG_R_MAGIC), 8);
+	put_val(i, "version", mmio_read32(b + VG_R_VERSION), 8);
+	put_val(i, "id", mmio_read32(b + VG_R_DEVICE_ID), 8);
+	mmio_write32(b + VG_R_DEV_FEAT_SEL, 0);
+	put_val(i, "feat0", mmio_read32(b + VG_R_DEV_FEAT), 8);
+	mmio_write32(b + VG_R_DEV_FEAT_SEL, 1);
+	put_val(i, "feat1", mmio_read32(b + VG_R_DEV_FEAT), 8);
 	put_key(i, "cfg");
 	for (unsigned k = 0; k < CONFIG_SHOWN; k++)
-		puthex(*(volatile uint8_t *) (b + R_CONFIG + k), 2);
+		puthex(*(volatile uint8_t *) (b + VG_R_CONFIG + k), 2);
 	putc_serial('\n');
 }
 

@@ -4,7 +4,8 @@
 # with %rsi = boot_params, exactly like a vmlinux. Built with the host compiler but none of the
 # project's flags (no sanitizers, no stack protector, no libc), linked by guest.ld at 16 MiB.
 # Each becomes build/guests/<name>.elf. Keep them tiny: under PVM every guest instruction is
-# emulated (no cmpxchg16b, xsave/xrstor or int3).
+# emulated (no cmpxchg16b, xsave/xrstor or int3). Every guest links start.S, lib.c (serial, byte
+# helpers) and virtio-guest.c (the shared minimal virtio-mmio driver).
 #
 #   cc_add_test_guest(NAME <name> SOURCES <files relative to tests/guests>)
 set(CC_GUEST_DIR ${CMAKE_BINARY_DIR}/guests)
@@ -15,7 +16,7 @@ set(CC_GUEST_CFLAGS -ffreestanding -nostdlib -static -fno-pic -mno-red-zone
 function(cc_add_test_guest)
   cmake_parse_arguments(G "" "NAME" "SOURCES" ${ARGN})
   set(_dir ${CMAKE_SOURCE_DIR}/tests/guests)
-  set(_srcs ${_dir}/start.S ${_dir}/lib.c)
+  set(_srcs ${_dir}/start.S ${_dir}/lib.c ${_dir}/virtio-guest.c)
   foreach(_s ${G_SOURCES})
     list(APPEND _srcs ${_dir}/${_s})
   endforeach()
@@ -24,7 +25,7 @@ function(cc_add_test_guest)
     COMMAND ${CMAKE_COMMAND} -E make_directory ${CC_GUEST_DIR}
     COMMAND ${CMAKE_C_COMPILER} ${CC_GUEST_CFLAGS} -I${_dir} -T ${_dir}/guest.ld
       -Wl,--build-id=none -Wl,-z,max-page-size=4096 -Wl,-z,noexecstack -o ${_out} ${_srcs}
-    DEPENDS ${_srcs} ${_dir}/guest.h ${_dir}/guest.ld
+    DEPENDS ${_srcs} ${_dir}/guest.h ${_dir}/virtio-guest.h ${_dir}/guest.ld
     COMMENT "Building test guest ${G_NAME}"
     VERBATIM)
   add_custom_target(guest-${G_NAME} ALL DEPENDS ${_out})
