@@ -4,3 +4,6 @@
 # Two guest (L2) boots in one test-host boot. (Included after tests/e2e/tests.cmake, which
 # defines cc_add_e2e_test.)
 cc_add_e2e_test(vmm-linux-boot vmm/linux-boot)
+# e2e, devices: one guest boot with 9p (rw and ro), vsock, net (tap), blk and rng, checked
+# with Linux's own drivers from the guest's output and on the test host's side.
+cc_add_e2e_test(vmm-devices vmm/devices)
