@@ -177,60 +177,6 @@ START_TEST(test_missing_pmem_image)
 }
 END_TEST
 
-/* Threads of pid, without the kernel workers KVM attaches to a VM's process (kvm-nx-lpage-*). */
-static unsigned count_threads(pid_t pid)
-{
-	char path[64], comm[64];
-	DIR *d;
-	struct dirent *de;
-	unsigned n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	ck_assert_ptr_nonnull(d);
-	while ((de = readdir(d))) {
-		char cpath[512];
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(cpath, sizeof(cpath), "%s/%s/comm", path, de->d_name);
-		f = fopen(cpath, "r");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) && strncmp(comm, "kvm-", 4) != 0)
-			n++;
-		fclose(f);
-	}
-	closedir(d);
-	return n;
-}
-
-/* How many fds of pid point at something starting with 'prefix'. */
-static int fd_points_at(pid_t pid, const char *prefix)
-{
-	char dir[64], link[4200], dest[4200];
-	DIR *d;
-	struct dirent *de;
-	int found = 0;
-
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
-	d = opendir(dir);
-	ck_assert_ptr_nonnull(d);
-	while ((de = readdir(d))) {
-		ssize_t n;
-
-		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
-		n = readlink(link, dest, sizeof(dest) - 1);
-		if (n > 0) {
-			dest[n] = '\0';
-			found += strncmp(dest, prefix, strlen(prefix)) == 0;
-		}
-	}
-	closedir(d);
-	return found;
-}
-
 START_TEST(test_kernel_text_is_shared_file_mapping)
 {
 	char kernel[4096], path[64], line[4600];
@@ -267,19 +213,19 @@ START_TEST(test_kernel_text_is_shared_file_mapping)
 
 	/* threads: main (event loop) + 2 vCPUs; the kernel file itself is not kept open. The
 	 * first vCPU can print "ready" before the second one's thread exists: allow it 5 s. */
-	for (int i = 0; i < 500 && count_threads(p.pid) < 3; i++)
+	for (int i = 0; i < 500 && vmm_count_threads(p.pid) < 3; i++)
 		(void) usleep(10 * 1000);
-	ck_assert_uint_eq(count_threads(p.pid), 3);
-	ck_assert_int_eq(fd_points_at(p.pid, kernel), 0);
+	ck_assert_uint_eq(vmm_count_threads(p.pid), 3);
+	ck_assert_int_eq(vmm_count_fds(p.pid, kernel), 0);
 	/* The VMM's own fds: /dev/kvm, the VM, 2 vCPUs, epoll, the stop eventfd, the signalfd,
 	 * and for the virtio console an irqfd and 2 queue eventfds. (Inherited fds of the test
 	 * harness are not the VMM's.) */
-	ck_assert_int_eq(fd_points_at(p.pid, "/dev/kvm"), 1);
-	ck_assert_int_eq(fd_points_at(p.pid, "anon_inode:kvm-vm"), 1);
-	ck_assert_int_eq(fd_points_at(p.pid, "anon_inode:kvm-vcpu"), 2);
-	ck_assert_int_eq(fd_points_at(p.pid, "anon_inode:[eventpoll]"), 1);
-	ck_assert_int_eq(fd_points_at(p.pid, "anon_inode:[signalfd]"), 1);
-	ck_assert_int_le(fd_points_at(p.pid, "anon_inode:[eventfd]"), 1 + 3);
+	ck_assert_int_eq(vmm_count_fds(p.pid, "/dev/kvm"), 1);
+	ck_assert_int_eq(vmm_count_fds(p.pid, "anon_inode:kvm-vm"), 1);
+	ck_assert_int_eq(vmm_count_fds(p.pid, "anon_inode:kvm-vcpu"), 2);
+	ck_assert_int_eq(vmm_count_fds(p.pid, "anon_inode:[eventpoll]"), 1);
+	ck_assert_int_eq(vmm_count_fds(p.pid, "anon_inode:[signalfd]"), 1);
+	ck_assert_int_le(vmm_count_fds(p.pid, "anon_inode:[eventfd]"), 1 + 3);
 
 	kill(p.pid, SIGTERM);
 	vmm_finish(&p, TIMEOUT_MS, &res);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -187,4 +188,56 @@ long long vmm_kv(const char *out, const char *key)
 	else
 		return -1;
 	return strtoll(p, NULL, 16);
+}
+
+unsigned vmm_count_threads(pid_t pid)
+{
+	char path[64], comm[64];
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		char cpath[512];
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(cpath, sizeof(cpath), "%s/%s/comm", path, de->d_name);
+		f = fopen(cpath, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && strncmp(comm, "kvm-", 4) != 0)
+			n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+int vmm_count_fds(pid_t pid, const char *prefix)
+{
+	char dir[64], link[4200], dest[4200];
+	struct dirent *de;
+	int found = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
+		n = readlink(link, dest, sizeof(dest) - 1);
+		if (n > 0) {
+			dest[n] = '\0';
+			found += strncmp(dest, prefix, strlen(prefix)) == 0;
+		}
+	}
+	closedir(d);
+	return found;
 }

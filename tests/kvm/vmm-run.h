@@ -38,3 +38,8 @@ void vmm_finish(struct vmm_proc *p, int timeout_ms, struct vmm_result *res);
 void vmm_run(char *const argv[], int timeout_ms, struct vmm_result *res);
 /* Value of a "key=hex" line in out, or -1 if absent. */
 long long vmm_kv(const char *out, const char *key);
+
+/* Threads of pid, without the kernel workers KVM attaches to a VM's process (kvm-nx-lpage-*). */
+unsigned vmm_count_threads(pid_t pid);
+/* How many fds of pid point at something whose name starts with prefix. */
+int vmm_count_fds(pid_t pid, const char *prefix);

@@ -69,27 +69,3 @@ void dev_assert_one_line_error(const struct vmm_result *res, int status, const c
 	ck_assert_msg(strstr(res->err, what), "expected '%s' in: %s", what, res->err);
 	ck_assert_str_eq(res->out, "");
 }
-
-int dev_fds_pointing_at(pid_t pid, const char *prefix)
-{
-	char dir[64], link[4200], dest[4200];
-	struct dirent *de;
-	int found = 0;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
-	d = opendir(dir);
-	ck_assert_ptr_nonnull(d);
-	while ((de = readdir(d))) {
-		ssize_t n;
-
-		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
-		n = readlink(link, dest, sizeof(dest) - 1);
-		if (n > 0) {
-			dest[n] = '\0';
-			found += strncmp(dest, prefix, strlen(prefix)) == 0;
-		}
-	}
-	closedir(d);
-	return found;
-}

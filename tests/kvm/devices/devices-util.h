@@ -23,6 +23,3 @@ void dev_assert_window(const char *out, unsigned i, uint32_t id);
 
 /* res: exit 'status', one line on stderr starting with "cc-vmm: " and containing 'what'. */
 void dev_assert_one_line_error(const struct vmm_result *res, int status, const char *what);
-
-/* How many fds of pid point at something starting with prefix. */
-int dev_fds_pointing_at(pid_t pid, const char *prefix);

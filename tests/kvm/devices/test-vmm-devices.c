@@ -293,35 +293,6 @@ START_TEST(test_host_errors)
 }
 END_TEST
 
-static unsigned count_threads(pid_t pid)
-{
-	char path[64], comm[64];
-	struct dirent *de;
-	unsigned n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	ck_assert_ptr_nonnull(d);
-	while ((de = readdir(d))) {
-		char cpath[512];
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(cpath, sizeof(cpath), "%s/%s/comm", path, de->d_name);
-		f = fopen(cpath, "r");
-		if (!f)
-			continue;
-		/* KVM's own kernel workers (kvm-nx-lpage-*) are not the VMM's */
-		if (fgets(comm, sizeof(comm), f) && strncmp(comm, "kvm-", 4) != 0)
-			n++;
-		fclose(f);
-	}
-	closedir(d);
-	return n;
-}
-
 static int connect_unix(const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -360,13 +331,13 @@ START_TEST(test_running_vm_serves_vsock_and_frees_on_sigterm)
 	ck_assert_int_eq(stat(sock, &st), 0);
 	ck_assert(S_ISSOCK(st.st_mode));
 	/* Devices add no thread: the event loop and one vCPU. */
-	ck_assert_uint_eq(count_threads(p.pid), 2);
+	ck_assert_uint_eq(vmm_count_threads(p.pid), 2);
 	/* 9p holds its export (the backend's root and the server's root node), blk its image. */
-	ck_assert_int_eq(dev_fds_pointing_at(p.pid, share), 2);
-	ck_assert_int_eq(dev_fds_pointing_at(p.pid, img), 1);
+	ck_assert_int_eq(vmm_count_fds(p.pid, share), 2);
+	ck_assert_int_eq(vmm_count_fds(p.pid, img), 1);
 	/* The event loop's stop eventfd; 5 windows, an irqfd each; queue kicks (console 2, 9p 1,
 	 * vsock 3, blk 1, rng 1); vsock's resume eventfd. */
-	ck_assert_int_eq(dev_fds_pointing_at(p.pid, "anon_inode:[eventfd]"), 1 + 5 + 8 + 1);
+	ck_assert_int_eq(vmm_count_fds(p.pid, "anon_inode:[eventfd]"), 1 + 5 + 8 + 1);
 
 	/* The socket is served from the VM's event loop: a client with a malformed handshake
 	 * line is closed at once. */
@@ -481,7 +452,7 @@ START_TEST(test_in_process_free_leaves_nothing)
 	ck_assert_int_eq(vm_config_add_blk(&cfg, make_file("disk.img", 1 << 20), &reason), 0);
 
 	fds = count_entries("/proc/self/fd");
-	threads = count_threads(getpid());
+	threads = vmm_count_threads(getpid());
 	for (int round = 0; round < 2; round++) {
 		struct vm_error err = {0};
 		struct vm *vm = NULL;
@@ -493,7 +464,7 @@ START_TEST(test_in_process_free_leaves_nothing)
 		vm = vm_free(vm);
 		ck_assert_int_eq(access(sock, F_OK), -1);
 		ck_assert_uint_eq(count_entries("/proc/self/fd"), fds);
-		ck_assert_uint_eq(count_threads(getpid()), threads);
+		ck_assert_uint_eq(vmm_count_threads(getpid()), threads);
 	}
 	close(cfg.console_out_fd);
 	vm_config_done(&cfg);

@@ -102,7 +102,7 @@ START_TEST(test_tap_lives_with_the_vmm)
 	ck_assert_msg(vmm_wait_output(&p, "ready\n", TIMEOUT_MS, &res), "guest not ready: %s %s",
 		      res.out, res.err);
 	ck_assert_uint_ne(if_nametoindex("cctest2"), 0);
-	ck_assert_int_eq(dev_fds_pointing_at(p.pid, "/dev/net/tun"), 1);
+	ck_assert_int_eq(vmm_count_fds(p.pid, "/dev/net/tun"), 1);
 	kill(p.pid, SIGTERM);
 	vmm_finish(&p, TIMEOUT_MS, &res);
 	ck_assert_int_eq(res.status, 128 + SIGTERM);
@@ -126,7 +126,7 @@ START_TEST(test_net_by_fd)
 	ck_assert_msg(vmm_wait_output(&p, "ready\n", TIMEOUT_MS, &res), "guest not ready: %s %s",
 		      res.out, res.err);
 	/* The VMM works on its own duplicate and closed the fd it inherited. */
-	ck_assert_int_eq(dev_fds_pointing_at(p.pid, "/dev/net/tun"), 1);
+	ck_assert_int_eq(vmm_count_fds(p.pid, "/dev/net/tun"), 1);
 	kill(p.pid, SIGTERM);
 	vmm_finish(&p, TIMEOUT_MS, &res);
 	ck_assert_int_eq(res.status, 128 + SIGTERM);
