@@ -108,15 +108,14 @@ int image_manifest_parse(const char *buf, size_t len, struct image_manifest **re
 int image_manifest_load(const char *path, struct image_manifest **ret,
 			struct manifest_error *reterr_error)
 {
-	_cleanup_free_ char *buf = NULL;
-	size_t len;
+	void *m;
 	int r;
 
 	assert_return(path && ret, -EINVAL);
-	r = read_full_file(path, MANIFEST_SIZE_MAX, &buf, &len);
-	if (r < 0)
-		return r;
-	return image_manifest_parse(buf, len, ret, reterr_error);
+	r = manifest_doc_load(&image_manifest_kind, path, &m, reterr_error);
+	if (r >= 0)
+		*ret = m;
+	return r;
 }
 
 struct image_manifest *image_manifest_free(struct image_manifest *m)

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "cc/cleanup.h"
+#include "cc/fileio.h"
+#include "manifest/limits.h"
 #include "parse-common.h"
 #include "validate.h"
 
@@ -317,4 +319,17 @@ int volume_parse(struct mctx *c, struct json_object *v, struct manifest_volume *
 		return r;
 	vol->gid = (uint32_t) x;
 	return 0;
+}
+
+int manifest_doc_load(const struct manifest_doc_kind *k, const char *path, void **ret,
+		      struct manifest_error *reterr_error)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	int r;
+
+	r = read_full_file(path, MANIFEST_SIZE_MAX, &buf, &len);
+	if (r < 0)
+		return r;
+	return manifest_doc_parse(k, buf, len, ret, reterr_error);
 }

@@ -229,15 +229,14 @@ int pod_manifest_parse(const char *buf, size_t len, struct pod_manifest **ret,
 int pod_manifest_load(const char *path, struct pod_manifest **ret,
 		      struct manifest_error *reterr_error)
 {
-	_cleanup_free_ char *buf = NULL;
-	size_t len;
+	void *m;
 	int r;
 
 	assert_return(path && ret, -EINVAL);
-	r = read_full_file(path, MANIFEST_SIZE_MAX, &buf, &len);
-	if (r < 0)
-		return r;
-	return pod_manifest_parse(buf, len, ret, reterr_error);
+	r = manifest_doc_load(&pod_manifest_kind, path, &m, reterr_error);
+	if (r >= 0)
+		*ret = m;
+	return r;
 }
 
 static void pod_app_done(struct pod_app *pa)
