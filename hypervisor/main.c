@@ -29,6 +29,8 @@ enum {
 	ARG_NET,
 	ARG_BLK,
 	ARG_RNG,
+	ARG_NO_SANDBOX,
+	ARG_SECCOMP,
 };
 
 struct args {
@@ -64,6 +66,9 @@ static void help(void)
 	       "                           virtio-net on a tap (repeatable)\n"
 	       "      --blk FILE[,ro]      virtio-blk on a raw image (repeatable)\n"
 	       "      --rng                virtio-rng fed by getrandom()\n"
+	       "      --no-sandbox         debugging: keep fds, capabilities, no seccomp filters\n"
+	       "      --seccomp kill|log   a syscall outside the filters kills the VMM (default)\n"
+	       "                           or is only logged by the kernel\n"
 	       "      --kvm-device PATH    KVM device (default /dev/kvm)\n"
 	       "  -v, --verbose            say why the VM stopped; twice: debug output\n"
 	       "  -h, --help               this help\n",
@@ -117,6 +122,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"net", required_argument, NULL, ARG_NET},
 		{"blk", required_argument, NULL, ARG_BLK},
 		{"rng", no_argument, NULL, ARG_RNG},
+		{"no-sandbox", no_argument, NULL, ARG_NO_SANDBOX},
+		{"seccomp", required_argument, NULL, ARG_SECCOMP},
 		{"verbose", no_argument, NULL, 'v'},
 		{"debug", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -192,6 +199,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case ARG_RNG:
 			a->cfg.rng = true;
+			break;
+		case ARG_NO_SANDBOX:
+			a->cfg.sandbox = false;
+			break;
+		case ARG_SECCOMP:
+			a->cfg.seccomp = vm_seccomp_from_string(optarg);
+			if (a->cfg.seccomp < 0)
+				return log_error_errno(EINVAL, "--seccomp: expected kill or log");
 			break;
 		case 'v':
 			a->verbose++;
@@ -271,6 +286,23 @@ static void close_tap_fds(struct vm_config *cfg)
 			cfg->nets[i].tap_fd = safe_close(cfg->nets[i].tap_fd);
 }
 
+/*
+ * rkt's stage1 hands the pod lock to the VMM as an inherited fd named by $RKT_LOCK_FD; the
+ * sandbox closes every other inherited fd (0-2 aside).
+ */
+static int parse_lock_fd(struct vm_config *cfg)
+{
+	const char *s = getenv("RKT_LOCK_FD");
+	uint64_t v;
+
+	if (!s)
+		return 0;
+	if (parse_u64(s, INT32_MAX, &v) < 0)
+		return log_error_errno(EINVAL, "RKT_LOCK_FD: expected an fd number, got '%s'", s);
+	cfg->sandbox_keep_fd = (int) v;
+	return 0;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -312,8 +344,11 @@ int main(int argc, char **argv)
 
 	vm_config_init(&a.cfg);
 	a.cfg.start_ns = now_ns();
+	a.cfg.sandbox = true;
 	log_set_prefix("cc-vmm");
-	r = parse_args(argc, argv, &a);
+	r = parse_lock_fd(&a.cfg);
+	if (r >= 0)
+		r = parse_args(argc, argv, &a);
 	if (r <= 0)
 		r = r < 0 ? VMM_EXIT_USAGE : VMM_EXIT_OK;
 	else {

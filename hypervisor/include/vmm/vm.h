@@ -38,6 +38,14 @@ enum vm_hugepages {
 	_VM_HUGEPAGES_INVALID = -22,
 };
 
+/* What a syscall outside the sandbox's seccomp lists does (docs/vmm.md "Sandbox"). */
+enum vm_seccomp {
+	VM_SECCOMP_KILL, /* kill the VMM with SIGSYS (default) */
+	VM_SECCOMP_LOG,	 /* allow it, the kernel logs it (debug; default in sanitizer builds) */
+	_VM_SECCOMP_MAX,
+	_VM_SECCOMP_INVALID = -22,
+};
+
 /* --9p TAG:DIR[,ro]: a host directory exported to the guest under a mount tag. */
 struct vm_share_config {
 	char *tag;
@@ -84,6 +92,16 @@ struct vm_config {
 	uint64_t vsock_cid; /* 0: no vsock device */
 	char *vsock_path;   /* its unix socket; must not exist, removed when the VM is freed */
 	bool rng;	    /* virtio-rng fed by getrandom() */
+
+	/*
+	 * The sandbox vm_run() enters before the first KVM_RUN: inherited fds closed (but 0-2 and
+	 * sandbox_keep_fd), no_new_privs, capabilities dropped, a seccomp filter per thread.
+	 * Off by default: it changes the whole calling process, once (the filters forbid doing
+	 * it again); cc-vmm turns it on.
+	 */
+	bool sandbox;
+	enum vm_seccomp seccomp;
+	int sandbox_keep_fd; /* an inherited fd to keep open (rkt's pod lock), or -1 */
 };
 
 struct vm_error {
@@ -123,3 +141,5 @@ struct vm *vm_free(struct vm *vm);
 
 const char *vm_hugepages_to_string(enum vm_hugepages h);
 enum vm_hugepages vm_hugepages_from_string(const char *s);
+const char *vm_seccomp_to_string(enum vm_seccomp s);
+enum vm_seccomp vm_seccomp_from_string(const char *s);

@@ -14,4 +14,5 @@ list(APPEND CC_VMM_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/vcpu.c
   ${CMAKE_CURRENT_LIST_DIR}/vcpu-run.c
   ${CMAKE_CURRENT_LIST_DIR}/vm.c
+  ${CMAKE_CURRENT_LIST_DIR}/vm-sandbox.c
 )

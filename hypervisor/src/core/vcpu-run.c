@@ -96,6 +96,15 @@ static void *vcpu_thread(void *userdata)
 	struct vcpu *vcpu = userdata;
 	struct vm *vm = vcpu->vm;
 
+	if (vm->cfg.sandbox) {
+		int r = vm_sandbox_enter_thread(vm, true);
+
+		if (r < 0) {
+			vm_request_stop(vm, VMM_EXIT_FAILURE, r,
+					"vCPU %u: cannot load its seccomp filter", vcpu->index);
+			return NULL;
+		}
+	}
 	while (!atomic_load(&vm->stopping)) {
 		int r;
 

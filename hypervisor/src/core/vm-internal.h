@@ -29,6 +29,7 @@
 
 #define VM_MAX_MEMSLOTS 32
 
+struct sandbox;
 struct vcpu;
 
 struct vm {
@@ -63,6 +64,7 @@ struct vm {
 	struct pci_host pci;
 	struct vm_devices devs;
 
+	struct sandbox *sandbox; /* built by vm_run() when cfg.sandbox, see vm-sandbox.c */
 	struct vcpu *vcpus[VM_MAX_CPUS];
 	unsigned n_vcpus;
 
@@ -80,6 +82,10 @@ void vm_request_stop(struct vm *vm, int status, int err, const char *fmt, ...)
 /* Fill reterr (if not NULL) and return -abs(err). */
 int vm_error_set(struct vm_error *reterr, int status, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* vm-sandbox.c: the process part, before any vCPU thread exists; then each thread's part. */
+int vm_sandbox_enter(struct vm *vm);
+int vm_sandbox_enter_thread(struct vm *vm, bool vcpu);
 
 /* memory.c */
 int vm_memory_setup(struct vm *vm, struct vm_error *reterr);

@@ -14,6 +14,7 @@
 #include "core/cmdline.h"
 #include "core/vcpu.h"
 #include "core/vm-internal.h"
+#include "sandbox/sandbox.h"
 
 static const char *const vm_hugepages_names[_VM_HUGEPAGES_MAX] = {
 	[VM_HUGEPAGES_OFF] = "off",
@@ -43,6 +44,12 @@ void vm_config_init(struct vm_config *cfg)
 		.console_in_fd = -1,
 		.console_out_fd = -1,
 		.boot_markers_fd = -1,
+#ifdef CC_SANITIZED
+		.seccomp = VM_SECCOMP_LOG, /* the sanitizer runtimes make syscalls of their own */
+#else
+		.seccomp = VM_SECCOMP_KILL,
+#endif
+		.sandbox_keep_fd = -1,
 	};
 }
 
@@ -253,11 +260,24 @@ static int vm_run_threads(struct vm *vm)
 {
 	int r = 0;
 
-	for (unsigned i = 0; r >= 0 && i < vm->n_vcpus; i++)
+	/* The sandbox: the process part first (threads inherit it), the main thread's last. */
+	if (vm->cfg.sandbox) {
+		r = vm_sandbox_enter(vm);
+		if (r < 0)
+			vm_request_stop(vm, VMM_EXIT_FAILURE, r, "cannot enter the sandbox");
+	}
+	for (unsigned i = 0; r >= 0 && i < vm->n_vcpus; i++) {
 		r = vcpu_start(vm->vcpus[i]);
-	if (r < 0)
-		vm_request_stop(vm, VMM_EXIT_FAILURE, r, "cannot start the vCPU threads");
-	else
+		if (r < 0)
+			vm_request_stop(vm, VMM_EXIT_FAILURE, r, "cannot start the vCPU threads");
+	}
+	if (r >= 0 && vm->cfg.sandbox) {
+		r = vm_sandbox_enter_thread(vm, false);
+		if (r < 0)
+			vm_request_stop(vm, VMM_EXIT_FAILURE, r,
+					"cannot load the main thread's seccomp filter");
+	}
+	if (r >= 0)
 		r = evloop_run(vm->loop);
 	if (r < 0)
 		vm_request_stop(vm, VMM_EXIT_FAILURE, r, "event loop failed");
@@ -314,6 +334,7 @@ struct vm *vm_free(struct vm *vm)
 	vm->kvm_fd = safe_close(vm->kvm_fd);
 	vm_memory_free(vm);
 	vm->loop = evloop_free(vm->loop);
+	vm->sandbox = sandbox_free(vm->sandbox);
 	bootmarker_done(&vm->markers);
 	pthread_mutex_destroy(&vm->stop_lock);
 	free(vm->cpuid);

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The VM's side of the sandbox (src/sandbox): what the VM needs after setup decides what the
+ * sandbox keeps. Called by vm_run() only when cfg.sandbox is set.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core/vm-internal.h"
+#include "sandbox/sandbox-caps.h"
+#include "sandbox/sandbox.h"
+
+static const char *const vm_seccomp_names[_VM_SECCOMP_MAX] = {
+	[VM_SECCOMP_KILL] = "kill",
+	[VM_SECCOMP_LOG] = "log",
+};
+
+const char *vm_seccomp_to_string(enum vm_seccomp s)
+{
+	return s >= 0 && s < _VM_SECCOMP_MAX ? vm_seccomp_names[s] : NULL;
+}
+
+enum vm_seccomp vm_seccomp_from_string(const char *s)
+{
+	for (int i = 0; s && i < _VM_SECCOMP_MAX; i++)
+		if (strcmp(s, vm_seccomp_names[i]) == 0)
+			return (enum vm_seccomp) i;
+	return _VM_SECCOMP_INVALID;
+}
+
+/* Main thread, after setup, before any vCPU thread exists. */
+int vm_sandbox_enter(struct vm *vm)
+{
+	struct sandbox_config cfg = {
+		.action = vm->cfg.seccomp == VM_SECCOMP_LOG ? SANDBOX_ACTION_LOG
+							    : SANDBOX_ACTION_KILL,
+		.keep_fd = vm->cfg.sandbox_keep_fd,
+	};
+	bool any_rw = false, any_ro = false;
+	int r;
+
+	if (vm_seccomp_to_string(vm->cfg.seccomp) == NULL)
+		return -EINVAL;
+	for (unsigned i = 0; i < vm->cfg.n_shares; i++) {
+		any_ro |= vm->cfg.shares[i].read_only;
+		any_rw |= !vm->cfg.shares[i].read_only;
+	}
+	cfg.vmm_caps = sandbox_caps_for_9p(any_rw, any_ro);
+	if (!vm->sandbox) {
+		r = sandbox_new(&cfg, &vm->sandbox);
+		if (r < 0)
+			return r;
+	}
+	return sandbox_enter_process(vm->sandbox);
+}
+
+/* In the thread: a vCPU thread, or the main thread once the vCPUs are started. */
+int vm_sandbox_enter_thread(struct vm *vm, bool vcpu)
+{
+	if (!vm->sandbox)
+		return -EINVAL;
+	return sandbox_enter_thread(vm->sandbox, vcpu ? SANDBOX_THREAD_VCPU : SANDBOX_THREAD_VMM);
+}

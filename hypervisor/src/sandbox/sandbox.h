@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/*
+ * The VMM sandboxes itself after setup, before the first KVM_RUN (docs/vmm.md "Sandbox"):
+ *
+ *   sandbox_new()            main thread, after setup: has libseccomp generate one BPF
+ *                            program per thread kind from the tables of sandbox-rules.c
+ *                            (nothing applied yet);
+ *   sandbox_enter_process()  main thread, before any other thread exists: closes inherited
+ *                            fds, sets no_new_privs, drops capabilities (bounding set too),
+ *                            malloc_trim(0); threads created afterwards inherit all of it;
+ *   sandbox_enter_thread()   in each thread, before it runs guest work: drops what that
+ *                            thread kind does not need and installs its own filter with
+ *                            seccomp(2) (TSYNC off: that thread only).
+ *                            The main thread enters last, after starting the vCPUs.
+ *
+ * Thread kinds are the threads the VMM really has: one per vCPU, and the main thread, which
+ * runs the event loop (every device backend) and then tears the VM down.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum sandbox_thread {
+	SANDBOX_THREAD_VCPU, /* KVM_RUN and MMIO/PIO exits: "vcpu" */
+	SANDBOX_THREAD_VMM,  /* the main thread: event loop, devices, teardown: "vmm" */
+	_SANDBOX_THREAD_MAX,
+	_SANDBOX_THREAD_INVALID = -22,
+};
+
+enum sandbox_action {
+	SANDBOX_ACTION_KILL, /* a syscall outside the list kills the process (SIGSYS) */
+	SANDBOX_ACTION_LOG,  /* ... is allowed and logged by the kernel (debug, sanitizers) */
+	_SANDBOX_ACTION_MAX,
+	_SANDBOX_ACTION_INVALID = -22,
+};
+
+/*
+ * Debug only: CC_VMM_SANDBOX_SELFTEST=<thread kind> makes every thread of that kind call
+ * getppid(), which no table allows, right after loading its filter (tests/kvm/sandbox).
+ */
+#define SANDBOX_SELFTEST_ENV "CC_VMM_SANDBOX_SELFTEST"
+
+struct sandbox_config {
+	enum sandbox_action action;
+	int keep_fd;	   /* an inherited fd to keep open (rkt's pod lock), or -1 */
+	uint64_t vmm_caps; /* capabilities the main thread keeps (1 << CAP_*), see sandbox-caps.h */
+};
+
+struct sandbox;
+
+int sandbox_new(const struct sandbox_config *cfg, struct sandbox **ret);
+struct sandbox *sandbox_free(struct sandbox *sb);
+int sandbox_enter_process(struct sandbox *sb);
+/* In the thread itself. Safe to call from several threads at once (no allocation, no lock). */
+int sandbox_enter_thread(struct sandbox *sb, enum sandbox_thread kind);
+
+const char *sandbox_thread_to_string(enum sandbox_thread t);
+enum sandbox_thread sandbox_thread_from_string(const char *s);
+const char *sandbox_action_to_string(enum sandbox_action a);
+enum sandbox_action sandbox_action_from_string(const char *s);
