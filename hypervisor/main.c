@@ -29,6 +29,7 @@ enum {
 	ARG_NET,
 	ARG_BLK,
 	ARG_RNG,
+	ARG_BALLOON,
 	ARG_NO_SANDBOX,
 	ARG_SECCOMP,
 };
@@ -66,6 +67,8 @@ static void help(void)
 	       "                           virtio-net on a tap (repeatable)\n"
 	       "      --blk FILE[,ro]      virtio-blk on a raw image (repeatable)\n"
 	       "      --rng                virtio-rng fed by getrandom()\n"
+	       "      --balloon            virtio-balloon with free page reporting: pages the\n"
+	       "                           guest frees go back to the host\n"
 	       "      --no-sandbox         debugging: keep fds, capabilities, no seccomp filters\n"
 	       "      --seccomp kill|log   a syscall outside the filters kills the VMM (default)\n"
 	       "                           or is only logged by the kernel\n"
@@ -122,6 +125,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"net", required_argument, NULL, ARG_NET},
 		{"blk", required_argument, NULL, ARG_BLK},
 		{"rng", no_argument, NULL, ARG_RNG},
+		{"balloon", no_argument, NULL, ARG_BALLOON},
 		{"no-sandbox", no_argument, NULL, ARG_NO_SANDBOX},
 		{"seccomp", required_argument, NULL, ARG_SECCOMP},
 		{"verbose", no_argument, NULL, 'v'},
@@ -199,6 +203,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case ARG_RNG:
 			a->cfg.rng = true;
+			break;
+		case ARG_BALLOON:
+			a->cfg.balloon = true;
 			break;
 		case ARG_NO_SANDBOX:
 			a->cfg.sandbox = false;

@@ -92,6 +92,7 @@ struct vm_config {
 	uint64_t vsock_cid; /* 0: no vsock device */
 	char *vsock_path;   /* its unix socket; must not exist, removed when the VM is freed */
 	bool rng;	    /* virtio-rng fed by getrandom() */
+	bool balloon;	    /* virtio-balloon with free page reporting */
 
 	/*
 	 * The sandbox vm_run() enters before the first KVM_RUN: inherited fds closed (but 0-2 and

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "9p/9p-dev.h"
+#include "arch/layout.h"
+#include "balloon/vballoon.h"
 #include "blk/vblk.h"
 #include "core/vm-internal.h"
 #include "net/vnet.h"
@@ -149,6 +151,43 @@ static int vm_rng_create(const struct vm_device_ctx *ctx, struct vdev **ret,
 	return 0;
 }
 
+static unsigned vm_balloon_count(const struct vm_config *cfg)
+{
+	return cfg->balloon;
+}
+
+/* Guest RAM the balloon may discard: the RAM regions minus every kernel segment. */
+static int vm_balloon_map(const struct vm *vm, struct balloon_map *map)
+{
+	int r;
+
+	balloon_map_init(map);
+	r = balloon_map_add(map, 0, vm->low_size, vm->ram_hva);
+	if (r >= 0 && vm->high_size > 0)
+		r = balloon_map_add(map, LAYOUT_4G, vm->high_size,
+				    (uint8_t *) vm->ram_hva + vm->low_size);
+	for (unsigned i = 0; r >= 0 && i < vm->kernel.n_segments; i++)
+		r = balloon_map_remove(map, vm->kernel.segments[i].gpa,
+				       vm->kernel.segments[i].memsz);
+	return r;
+}
+
+static int vm_balloon_create(const struct vm_device_ctx *ctx, struct vdev **ret,
+			     struct vm_error *reterr)
+{
+	struct balloon_map map;
+	struct vballoon_config bc = {.map = &map, .reporting = true};
+	int r;
+
+	r = vm_balloon_map(ctx->vm, &map);
+	if (r >= 0)
+		r = vballoon_new(&bc, ret);
+	if (r < 0)
+		return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
+				    "cannot create the balloon device");
+	return 0;
+}
+
 const struct vm_device_desc vm_device_table[] = {
 	{"console", vm_console_count, vm_console_create},
 	{"9p", vm_share_count, vm_share_create},
@@ -156,5 +195,6 @@ const struct vm_device_desc vm_device_table[] = {
 	{"net", vm_net_count, vm_net_create},
 	{"blk", vm_blk_count, vm_blk_create},
 	{"rng", vm_rng_count, vm_rng_create},
+	{"balloon", vm_balloon_count, vm_balloon_create},
 	{NULL, NULL, NULL},
 };

@@ -125,7 +125,8 @@ int vm_devices_setup(struct vm *vm, struct vm_error *reterr)
 		unsigned n = desc->count(&vm->cfg);
 
 		for (unsigned i = 0; i < n; i++) {
-			struct vm_device_ctx ctx = {.cfg = &vm->cfg, .loop = vm->loop, .index = i};
+			struct vm_device_ctx ctx = {
+				.cfg = &vm->cfg, .loop = vm->loop, .index = i, .vm = vm};
 			struct vdev *dev = NULL;
 			int r;
 

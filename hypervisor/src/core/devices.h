@@ -41,6 +41,7 @@ struct vm_device_ctx {
 	const struct vm_config *cfg;
 	struct evloop *loop; /* the loop the device's backend fds go on (not running yet) */
 	unsigned index;	     /* 0 .. count(cfg) - 1 */
+	const struct vm *vm; /* memory layout (RAM, kernel segments), set up before the devices */
 };
 
 /*

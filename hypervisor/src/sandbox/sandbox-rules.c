@@ -149,7 +149,7 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	CLEAR(mmap, 2, PROT_EXEC, "malloc of large blocks (9p buffers); never executable"),
 	CLEAR(mprotect, 2, PROT_EXEC, "malloc arenas; never executable"),
 	ANY(munmap, "free, teardown of guest RAM and vCPU run areas"),
-	ANY(madvise, "free"),
+	ANY(madvise, "free; virtio-balloon: MADV_DONTNEED on guest RAM the guest gave back"),
 	ANY(brk, "malloc in the main arena"),
 	/* signals: the stop path */
 	ANY(rt_sigprocmask, "vm_run() restores its mask; glibc around pthread_kill"),

@@ -7,3 +7,6 @@ cc_add_e2e_test(vmm-linux-boot vmm/linux-boot)
 # e2e, devices: one guest boot with 9p (rw and ro), vsock, net (tap), blk and rng, checked
 # with Linux's own drivers from the guest's output and on the test host's side.
 cc_add_e2e_test(vmm-devices vmm/devices)
+# e2e, balloon: with --balloon, memory the guest frees goes back to the host (cc-vmm's RSS),
+# not without; idle footprint with THP on and off on guest RAM. Three guest boots.
+cc_add_e2e_test(vmm-balloon vmm/balloon)

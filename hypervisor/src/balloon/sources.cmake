@@ -1,0 +1,6 @@
+# SPDX-License-Identifier: Apache-2.0
+# virtio-balloon: inflate/deflate and free page reporting give guest RAM back to the host.
+list(APPEND CC_VMM_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/balloon-map.c
+  ${CMAKE_CURRENT_LIST_DIR}/vballoon.c
+)
