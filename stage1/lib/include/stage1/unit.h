@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/*
+ * systemd unit text for the guest (systemd 252). See docs/stage1.md "Pod layer" for the
+ * unit each app gets. Commands are written as
+ *     [prefixes]@"<absolute path>" "<argv0>" "<arg>"...
+ * every word double-quoted with C escapes (\" \\ \n \t \xHH for other control bytes), '%'
+ * doubled (specifiers) in every word, and '$' doubled in the argv words (systemd's
+ * environment substitution applies to argv, never to the path). The "@" form keeps the app's
+ * own argv[0] (appc) while the path is the resolved binary.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stage1/error.h"
+
+#define UNIT_POD_TARGET		 "cc-pod.target"
+#define UNIT_AGENT_SERVICE	 "cc-agent.service"
+#define UNIT_USERS_SERVICE	 "cc-users.service"
+#define UNIT_APP_STARTED_SERVICE "cc-app-started.service"
+#define UNIT_APP_EXIT_TEMPLATE	 "cc-app-exit@.service"
+#define UNIT_APP_FAILED_TEMPLATE "cc-app-failed@.service"
+#define UNIT_MARKER_COMMAND	 "/usr/sbin/cc-marker app-started"
+#define UNIT_APP_EXIT_PATH	 "/usr/lib/cc/cc-app-exit"
+#define UNIT_STOP_TIMEOUT_S	 10
+/* Longest command line written into a unit (systemd's own line limit is 1 MiB). */
+#define UNIT_EXEC_LINE_MAX (256u * 1024u)
+
+struct unit_exec {
+	const char *path;  /* absolute path of the binary in the app's rootfs; NULL: none */
+	char *const *argv; /* argv[0] included; argc >= 1 */
+	size_t argc;
+};
+
+struct unit_app {
+	const char *name; /* AC Name */
+	struct unit_exec exec;
+	struct unit_exec pre_start;    /* path NULL: no pre-start handler */
+	struct unit_exec post_stop;    /* path NULL: no post-stop handler */
+	const char *working_directory; /* NULL: "/"; else unit_path_is_valid() */
+	uint32_t uid;
+	uint32_t gid;
+	const uint32_t *supplementary_gids;
+	size_t n_supplementary_gids;
+	bool interactive; /* stdin/stdout/stderr on the console tty (/dev/hvc0) */
+	bool read_only_rootfs;
+	char *const *read_write_paths; /* with read_only_rootfs: the app's rw mount paths */
+	size_t n_read_write_paths;
+	bool bind_hosts;		 /* bind the guest's /etc/hosts over the app's */
+	bool bind_resolv_conf;		 /* bind the guest's /etc/resolv.conf over the app's */
+	bool protect_paths;		 /* false with --disable-paths */
+	const char *isolator_directives; /* "Key=value\n" lines for [Service], or NULL */
+};
+
+/* One command for Exec*= (without the Exec*= key), with the given prefix characters. */
+int unit_exec_format(const char *prefix, const struct unit_exec *e, char **ret,
+		     struct stage1_error *reterr);
+/* The <name>.service text. -EINVAL (with a message) for anything systemd would reject. */
+int unit_app_format(const struct unit_app *a, char **ret, struct stage1_error *reterr);
+/*
+ * cc-users.service: appends the pod layer's etc/cc/passwd and etc/cc/group to the guest's
+ * /etc/passwd and /etc/group before the apps start (every app unit Wants= and is After= it):
+ * systemd 252 fails a unit whose numeric User=/Group=/SupplementaryGroups= are not in the
+ * user database (217/USER), and the guest's database knows only its own system users.
+ */
+int unit_users_service_format(char **ret);
+/*
+ * cc-app-exit@.service and cc-app-failed@.service (the same text): run UNIT_APP_EXIT_PATH
+ * <app> with $EXIT_CODE, $EXIT_STATUS and $SERVICE_RESULT taken from systemd's $MONITOR_*
+ * variables; every app unit has OnSuccess=cc-app-exit@<app>.service and
+ * OnFailure=cc-app-failed@<app>.service. Two names because systemd 252 passes no $MONITOR_*
+ * to a unit that is both the OnSuccess= and the OnFailure= of the app (two triggers). Not an
+ * ExecStopPost=+ of the app unit: with RootDirectory= even "+" commands run inside the app's
+ * rootfs in systemd 252.
+ */
+int unit_app_exit_template_format(char **ret);
+/* cc-app-started.service: UNIT_MARKER_COMMAND, After= every app unit. */
+int unit_app_started_format(char *const *app_names, size_t n_apps, char **ret);
+/* cc-pod.target: Wants= each <app>.service, cc-app-started.service and cc-agent.service. */
+int unit_pod_target_format(char *const *app_names, size_t n_apps, char **ret);

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Errno names for SystemCallErrorNumber= (the kernel's numbered errors, as systemd knows them). */
+#include <errno.h>
+#include <string.h>
+
+#include "cc/macro.h"
+#include "errno-names.h"
+
+static const struct {
+	const char *name;
+	int value;
+} errno_table[] = {
+	{"EPERM", EPERM},
+	{"ENOENT", ENOENT},
+	{"ESRCH", ESRCH},
+	{"EINTR", EINTR},
+	{"EIO", EIO},
+	{"ENXIO", ENXIO},
+	{"E2BIG", E2BIG},
+	{"ENOEXEC", ENOEXEC},
+	{"EBADF", EBADF},
+	{"ECHILD", ECHILD},
+	{"EAGAIN", EAGAIN},
+	{"ENOMEM", ENOMEM},
+	{"EACCES", EACCES},
+	{"EFAULT", EFAULT},
+	{"ENOTBLK", ENOTBLK},
+	{"EBUSY", EBUSY},
+	{"EEXIST", EEXIST},
+	{"EXDEV", EXDEV},
+	{"ENODEV", ENODEV},
+	{"ENOTDIR", ENOTDIR},
+	{"EISDIR", EISDIR},
+	{"EINVAL", EINVAL},
+	{"ENFILE", ENFILE},
+	{"EMFILE", EMFILE},
+	{"ENOTTY", ENOTTY},
+	{"ETXTBSY", ETXTBSY},
+	{"EFBIG", EFBIG},
+	{"ENOSPC", ENOSPC},
+	{"ESPIPE", ESPIPE},
+	{"EROFS", EROFS},
+	{"EMLINK", EMLINK},
+	{"EPIPE", EPIPE},
+	{"EDOM", EDOM},
+	{"ERANGE", ERANGE},
+	{"EDEADLK", EDEADLK},
+	{"ENAMETOOLONG", ENAMETOOLONG},
+	{"ENOLCK", ENOLCK},
+	{"ENOSYS", ENOSYS},
+	{"ENOTEMPTY", ENOTEMPTY},
+	{"ELOOP", ELOOP},
+	{"ENOMSG", ENOMSG},
+	{"EIDRM", EIDRM},
+	{"ECHRNG", ECHRNG},
+	{"EL2NSYNC", EL2NSYNC},
+	{"EL3HLT", EL3HLT},
+	{"EL3RST", EL3RST},
+	{"ELNRNG", ELNRNG},
+	{"EUNATCH", EUNATCH},
+	{"ENOCSI", ENOCSI},
+	{"EL2HLT", EL2HLT},
+	{"EBADE", EBADE},
+	{"EBADR", EBADR},
+	{"EXFULL", EXFULL},
+	{"ENOANO", ENOANO},
+	{"EBADRQC", EBADRQC},
+	{"EBADSLT", EBADSLT},
+	{"EBFONT", EBFONT},
+	{"ENOSTR", ENOSTR},
+	{"ENODATA", ENODATA},
+	{"ETIME", ETIME},
+	{"ENOSR", ENOSR},
+	{"ENONET", ENONET},
+	{"ENOPKG", ENOPKG},
+	{"EREMOTE", EREMOTE},
+	{"ENOLINK", ENOLINK},
+	{"EADV", EADV},
+	{"ESRMNT", ESRMNT},
+	{"ECOMM", ECOMM},
+	{"EPROTO", EPROTO},
+	{"EMULTIHOP", EMULTIHOP},
+	{"EDOTDOT", EDOTDOT},
+	{"EBADMSG", EBADMSG},
+	{"EOVERFLOW", EOVERFLOW},
+	{"ENOTUNIQ", ENOTUNIQ},
+	{"EBADFD", EBADFD},
+	{"EREMCHG", EREMCHG},
+	{"ELIBACC", ELIBACC},
+	{"ELIBBAD", ELIBBAD},
+	{"ELIBSCN", ELIBSCN},
+	{"ELIBMAX", ELIBMAX},
+	{"ELIBEXEC", ELIBEXEC},
+	{"EILSEQ", EILSEQ},
+	{"ERESTART", ERESTART},
+	{"ESTRPIPE", ESTRPIPE},
+	{"EUSERS", EUSERS},
+	{"ENOTSOCK", ENOTSOCK},
+	{"EDESTADDRREQ", EDESTADDRREQ},
+	{"EMSGSIZE", EMSGSIZE},
+	{"EPROTOTYPE", EPROTOTYPE},
+	{"ENOPROTOOPT", ENOPROTOOPT},
+	{"EPROTONOSUPPORT", EPROTONOSUPPORT},
+	{"ESOCKTNOSUPPORT", ESOCKTNOSUPPORT},
+	{"EOPNOTSUPP", EOPNOTSUPP},
+	{"EPFNOSUPPORT", EPFNOSUPPORT},
+	{"EAFNOSUPPORT", EAFNOSUPPORT},
+	{"EADDRINUSE", EADDRINUSE},
+	{"EADDRNOTAVAIL", EADDRNOTAVAIL},
+	{"ENETDOWN", ENETDOWN},
+	{"ENETUNREACH", ENETUNREACH},
+	{"ENETRESET", ENETRESET},
+	{"ECONNABORTED", ECONNABORTED},
+	{"ECONNRESET", ECONNRESET},
+	{"ENOBUFS", ENOBUFS},
+	{"EISCONN", EISCONN},
+	{"ENOTCONN", ENOTCONN},
+	{"ESHUTDOWN", ESHUTDOWN},
+	{"ETOOMANYREFS", ETOOMANYREFS},
+	{"ETIMEDOUT", ETIMEDOUT},
+	{"ECONNREFUSED", ECONNREFUSED},
+	{"EHOSTDOWN", EHOSTDOWN},
+	{"EHOSTUNREACH", EHOSTUNREACH},
+	{"EALREADY", EALREADY},
+	{"EINPROGRESS", EINPROGRESS},
+	{"ESTALE", ESTALE},
+	{"EUCLEAN", EUCLEAN},
+	{"ENOTNAM", ENOTNAM},
+	{"ENAVAIL", ENAVAIL},
+	{"EISNAM", EISNAM},
+	{"EREMOTEIO", EREMOTEIO},
+	{"EDQUOT", EDQUOT},
+	{"ENOMEDIUM", ENOMEDIUM},
+	{"EMEDIUMTYPE", EMEDIUMTYPE},
+	{"ECANCELED", ECANCELED},
+	{"ENOKEY", ENOKEY},
+	{"EKEYEXPIRED", EKEYEXPIRED},
+	{"EKEYREVOKED", EKEYREVOKED},
+	{"EKEYREJECTED", EKEYREJECTED},
+	{"EOWNERDEAD", EOWNERDEAD},
+	{"ENOTRECOVERABLE", ENOTRECOVERABLE},
+	{"ERFKILL", ERFKILL},
+	{"EHWPOISON", EHWPOISON},
+};
+
+/* POSIX aliases that systemd's list leaves out (it keeps the kernel's own names). */
+static const struct {
+	const char *alias;
+	const char *name;
+} errno_aliases[] = {
+	{"ENOTSUP", "EOPNOTSUPP"},
+	{"EWOULDBLOCK", "EAGAIN"},
+	{"EDEADLOCK", "EDEADLK"},
+};
+
+const char *errno_canonical_name(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(errno_aliases); i++)
+		if (strcmp(errno_aliases[i].alias, name) == 0)
+			return errno_aliases[i].name;
+	for (size_t i = 0; i < ARRAY_SIZE(errno_table); i++)
+		if (strcmp(errno_table[i].name, name) == 0)
+			return errno_table[i].name;
+	return NULL;
+}
