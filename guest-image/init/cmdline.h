@@ -25,17 +25,47 @@
  */
 int cmdline_get(const char *cmdline, const char *key, char **ret_value);
 
+/* Most cc.mount= options accepted, and the longest guest path of one. */
+#define CMDLINE_MOUNTS_MAX     16
+#define CMDLINE_MOUNT_PATH_MAX 256
+
+/* cc.mount=<9p tag>:<absolute path>: a 9p share mounted read-write inside the new root. */
+struct cmdline_mount {
+	char *tag;
+	char *path;
+};
+
+/*
+ * Find every occurrence of key, in order. Returns the number found (0 leaves the outputs
+ * untouched) with a NULL-terminated array of copies in *ret_values, or a negative errno as
+ * cmdline_get(). At most max values; more is -E2BIG.
+ */
+int cmdline_get_all(const char *cmdline, const char *key, size_t max, char ***ret_values);
+
+/*
+ * Parse one cc.mount value "<tag>:<path>". The tag follows cmdline_pod_tag_is_valid(); the
+ * path is absolute, normalized (no empty, "." or ".." component, no trailing slash), not "/",
+ * at most CMDLINE_MOUNT_PATH_MAX bytes and made of [A-Za-z0-9._/+@-] (it becomes a mount
+ * point: no blanks, commas, colons or control characters). -EINVAL otherwise.
+ */
+int cmdline_mount_parse(const char *value, struct cmdline_mount *ret);
+void cmdline_mount_done(struct cmdline_mount *m);
+
 /* What the guest side reads from the kernel command line. */
 struct cmdline_options {
 	/* cc.pod=<9p tag>: the pod layer shared from the host; NULL when absent. */
 	char *pod_tag;
 	/* cc.markers=console: also print each boot marker on /dev/console. */
 	bool markers_console;
+	/* cc.mount=<tag>:<path>, in command line order; paths are distinct. */
+	struct cmdline_mount *mounts;
+	size_t n_mounts;
 };
 
 /*
  * Parse the cc.* options. Fails with -EINVAL for a malformed value (a pod tag that is empty,
- * too long or not made of [A-Za-z0-9._-], an unknown cc.markers mode), so that a broken
+ * too long or not made of [A-Za-z0-9._-], an unknown cc.markers mode, a bad cc.mount, two
+ * cc.mount with the same path), -E2BIG for more than CMDLINE_MOUNTS_MAX cc.mount, so that a broken
  * VMM configuration stops the boot instead of producing a half-assembled root.
  */
 int cmdline_options_parse(const char *cmdline, struct cmdline_options *ret);

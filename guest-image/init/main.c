@@ -3,10 +3,10 @@
  * cc-init: the guest's first process (kernel command line `init=/sbin/cc-init`).
  *
  * Mounts /proc, /sys and /dev, writes the init-start marker, joins the read-only base root,
- * the pod layer (cc.pod=<9p tag>) and a tmpfs upper layer with overlayfs, pivots into the
- * result, writes the systemd-exec marker and execs systemd. Any failure ends the boot with
- * a message on the console (init exiting makes the kernel panic): a pod never runs on a
- * half-assembled root.
+ * the pod layer (cc.pod=<9p tag>) and a tmpfs upper layer with overlayfs, mounts the
+ * cc.mount=<tag>:<path> shares inside it, pivots into the result, writes the systemd-exec marker
+ * and execs systemd. Any failure ends the boot with a message on the console (init exiting makes
+ * the kernel panic): a pod never runs on a half-assembled root.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -80,6 +80,8 @@ int main(int argc, char **argv)
 		.scratch = INIT_SCRATCH,
 		.base = "/",
 		.pod_tag = opts.pod_tag,
+		.mounts = opts.mounts,
+		.n_mounts = opts.n_mounts,
 	};
 	r = root_assemble(&layout, &root);
 	if (r >= 0)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -17,8 +18,10 @@
 #include "cc/cleanup.h"
 #include "cc/log.h"
 #include "cc/macro.h"
+#include "cmdline.h"
 #include "overlay.h"
 #include "root.h"
+#include "users.h"
 
 /* True when something is mounted on path (its device differs from its parent's). */
 static int root_is_mountpoint(const char *path)
@@ -114,6 +117,54 @@ static int root_mount_pod(const struct root_layout *l, char **ret_path)
 	return 0;
 }
 
+/* Create root/path (path absolute and normalized) one component at a time, never following
+ * a symlink, as the user-visible layers (the pod layer) come from the host. */
+static int root_mkdir_p(const char *root, const char *path)
+{
+	_cleanup_free_ char *copy = strdup(path);
+	_cleanup_close_ int fd = -EBADF;
+	char *save = NULL;
+
+	if (!copy)
+		return log_oom();
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return log_error_errno(errno, "Failed to open %s: %m", root);
+	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		if (mkdirat(fd, c, 0755) < 0 && errno != EEXIST)
+			return log_error_errno(errno, "Failed to create %s in %s%s: %m", c, root,
+					       path);
+		next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			return log_error_errno(errno, "Failed to open %s in %s%s: %m", c, root,
+					       path);
+		safe_close(fd);
+		fd = next;
+	}
+	return 0;
+}
+
+static int root_mount_shares(const struct root_layout *l, const char *root)
+{
+	int r;
+
+	for (size_t i = 0; i < l->n_mounts; i++) {
+		_cleanup_free_ char *target = NULL;
+
+		r = root_mkdir_p(root, l->mounts[i].path);
+		if (r < 0)
+			return r;
+		if (asprintf(&target, "%s%s", root, l->mounts[i].path) < 0)
+			return log_oom();
+		r = root_mount_one(l->mounts[i].tag, target, "9p", MS_NODEV, ROOT_MOUNT_9P_OPTIONS);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int root_assemble(const struct root_layout *l, char **ret_root)
 {
 	_cleanup_free_ char *base = NULL, *pod = NULL, *upper = NULL, *work = NULL;
@@ -152,6 +203,12 @@ int root_assemble(const struct root_layout *l, char **ret_root)
 	if (r < 0)
 		return log_error_errno(r, "Failed to build the overlay options: %m");
 	r = root_mount_one("overlay", root, "overlay", 0, opts);
+	if (r < 0)
+		return r;
+	r = root_mount_shares(l, root);
+	if (r < 0)
+		return r;
+	r = users_sync(root);
 	if (r < 0)
 		return r;
 

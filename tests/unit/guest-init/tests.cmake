@@ -13,3 +13,11 @@ cc_add_check_test(NAME test-guest-marker LABEL unit
 cc_add_check_test(NAME test-guest-root LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-root.c
   LIBS ccguestroot)
+# cc.mount=<tag>:<path> (repeatable, strict).
+cc_add_check_test(NAME test-guest-cmdline-mount LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-cmdline-mount.c
+  LIBS ccguest)
+# Accounts for the apps' numeric users and groups, added by cc-init.
+cc_add_check_test(NAME test-guest-users LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-users.c
+  LIBS ccguestroot)

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/* cc-agent internals (one program: agent-main.c, agent-spawn.c, agent-relay.c, agent-util.c). */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "agent-io.h"
+#include "agent-proto.h"
+
+/* Exit codes reported for a command that could not run (as shells and `podman exec` do). */
+#define AGENT_CODE_SETUP     125 /* enter/agent-side failure: unknown app, bad request ... */
+#define AGENT_CODE_NOEXEC    126 /* the command exists but cannot be executed */
+#define AGENT_CODE_NOTFOUND  127 /* the command was not found */
+#define AGENT_STAGE2	     "/opt/stage2"
+#define AGENT_ENTER_DIR	     "/etc/cc/enter"
+#define AGENT_APPS_FILE	     "/etc/cc/apps"
+#define AGENT_SYSTEMCTL	     "/bin/systemctl"
+#define AGENT_APP_CGROUP_FMT "/sys/fs/cgroup/system.slice/%s.service/cgroup.procs"
+
+/* A started command: its pid and our ends of its stdio. */
+struct agent_child {
+	pid_t pid;
+	int pidfd;
+	bool tty;
+	int in;	 /* stdin pipe, or the pty master (-1 once closed) */
+	int out; /* stdout pipe, or the pty master (shared with in) */
+	int err; /* stderr pipe, -1 with a pty */
+};
+
+/*
+ * Start e->argv in app e->app's context. On failure before the command runs, returns a
+ * negative errno and a one-line message plus the exit code the host should report.
+ */
+int agent_spawn(const struct agent_exec *e, struct agent_child *ret, int *ret_code, char **ret_msg);
+void agent_child_close(struct agent_child *c);
+
+/* Relay stdio between the host connection and the child until it ends; sends EXIT.
+ * Returns a negative errno when the host broke the protocol or went away. */
+int agent_relay(int fd, struct agent_reader *rd, struct agent_child *c);
+
+/* Run argv (absolute path) and wait. Its stdout is captured into *ret_out (up to max
+ * bytes) when ret_out is non-NULL. Returns the exit status or a negative errno. */
+int agent_run(char *const argv[], char **ret_out, size_t max);
+
+/* Send an ERROR frame (code, message). */
+int agent_send_error(int fd, int code, const char *msg);
