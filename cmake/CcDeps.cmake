@@ -18,3 +18,29 @@ if(NOT FDT_FOUND)
     IMPORTED_LOCATION ${FDT_LIBRARY}
     INTERFACE_INCLUDE_DIRECTORIES ${FDT_INCLUDE_DIR})
 endif()
+
+# Static linking for the host-side stage1 programs, which must run on any x86_64 glibc host:
+# a target with the property CC_STATIC set to ON links the static archives of json-c,
+# libseccomp and libcap-ng instead of the shared objects (see cc_target_link_static()).
+foreach(_cc_dep JSONC SECCOMP CAPNG)
+  get_target_property(_cc_libs PkgConfig::${_cc_dep} INTERFACE_LINK_LIBRARIES)
+  set(_cc_new_libs "")
+  foreach(_cc_lib ${_cc_libs})
+    string(REGEX REPLACE "\\.so$" ".a" _cc_static "${_cc_lib}")
+    if(NOT _cc_static STREQUAL _cc_lib AND EXISTS "${_cc_static}")
+      list(APPEND _cc_new_libs "$<IF:$<BOOL:$<TARGET_PROPERTY:CC_STATIC>>,${_cc_static},${_cc_lib}>")
+    else()
+      list(APPEND _cc_new_libs "${_cc_lib}")
+    endif()
+  endforeach()
+  set_target_properties(PkgConfig::${_cc_dep} PROPERTIES INTERFACE_LINK_LIBRARIES "${_cc_new_libs}")
+endforeach()
+
+# cc_target_link_static(<target>): link <target> with -static and the archives above.
+# Sanitizer runtimes cannot be linked statically: sanitized builds stay dynamic.
+function(cc_target_link_static TARGET)
+  if(NOT CC_SANITIZE AND NOT CC_FUZZ)
+    set_target_properties(${TARGET} PROPERTIES CC_STATIC ON)
+    target_link_options(${TARGET} PRIVATE -static)
+  endif()
+endfunction()

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cc-stage1-run: the stage1 `run` entrypoint and pod supervisor (/cc/run in the stage1 ACI).
+ * rkt execs it in the pod dir; it checks the pod, sets up its networks (CNI, in the host's
+ * mount namespace, so that gc finds the netns), mounts its volumes in a private mount
+ * namespace, writes the pod layer, runs cc-vmm and exits with the pod's status.
+ * See docs/stage1.md, "Lifecycle".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "cc/cleanup.h"
+#include "cc/log.h"
+#include "pod-exit.h"
+#include "pod-load.h"
+#include "pod-paths.h"
+#include "rm-rf.h"
+#include "run-net.h"
+#include "run-prepare.h"
+#include "stage1/flags.h"
+#include "stage1/uuid.h"
+#include "stage1/vmsize.h"
+#include "supervise.h"
+#include "vmm-argv.h"
+#include "volume-mount.h"
+#include "volume-plan.h"
+
+static void print_warning(void *userdata _unused_, const char *msg)
+{
+	fprintf(stderr, "run: warning: %s\n", msg);
+}
+
+static void print_warnings(struct stage1_warnings *w)
+{
+	for (size_t i = 0; i < stage1_warnings_count(w); i++)
+		print_warning(NULL, stage1_warnings_line(w, i));
+	stage1_warnings_done(w);
+}
+
+static int fail(int code, const char *msg)
+{
+	fprintf(stderr, "run: %s\n", msg);
+	return code;
+}
+
+/*
+ * A stage1 file: $env when set (tests point CC_STAGE1_VMM at a fake VMM), else
+ * <pod dir>/<rel>. Never relative to argv[0].
+ */
+static int stage1_file(const char *env, const char *pod_dir, const char *rel, char **ret)
+{
+	const char *e = secure_getenv(env);
+
+	if (e && *e)
+		*ret = strdup(e);
+	else if (asprintf(ret, "%s/%s", pod_dir, rel) < 0)
+		*ret = NULL;
+	return *ret ? 0 : -ENOMEM;
+}
+
+struct run_ctx {
+	struct run_flags flags;
+	struct pod_info info;
+	int pod_fd;
+	int lock_fd; /* RKT_LOCK_FD, -1 when unset */
+	char *pod_dir;
+	char *vmm, *kernel, *image;
+	struct vm_size size;
+	struct volume_plan plan;
+	struct run_net net;
+	char machine_id[STAGE1_MACHINE_ID_STRING_MAX];
+};
+
+static void run_ctx_done(struct run_ctx *c)
+{
+	run_net_done(&c->net);
+	volume_plan_done(&c->plan);
+	pod_info_done(&c->info);
+	safe_close(c->pod_fd);
+	free(c->pod_dir);
+	free(c->vmm);
+	free(c->kernel);
+	free(c->image);
+}
+
+/* Everything that can be refused before the pod dir is touched. */
+static int run_check(struct run_ctx *c)
+{
+	struct stage1_warnings w = {};
+	struct stage1_error serr = {};
+	struct run_error err = {};
+	struct sysinfo si;
+	long ncpu;
+	int r;
+
+	c->lock_fd = lock_fd_from_env();
+	if (c->lock_fd == -EBADF)
+		return fail(1, "RKT_LOCK_FD is not an open file descriptor");
+	c->pod_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	c->pod_dir = getcwd(NULL, 0);
+	if (c->pod_fd < 0 || !c->pod_dir)
+		return fail(1, "cannot open the pod dir (the current directory)");
+	if (pod_info_load(c->pod_fd, &c->info, &err) < 0)
+		return fail(1, err.msg);
+	if (stage1_file("CC_STAGE1_VMM", c->pod_dir, POD_STAGE1_VMM, &c->vmm) < 0 ||
+	    stage1_file("CC_STAGE1_KERNEL", c->pod_dir, POD_STAGE1_KERNEL, &c->kernel) < 0 ||
+	    stage1_file("CC_STAGE1_IMAGE", c->pod_dir, POD_STAGE1_IMAGE, &c->image) < 0)
+		return fail(1, "out of memory");
+	if (access(c->vmm, X_OK) < 0) {
+		(void) run_error_set(&err, errno, "cannot execute the VMM %s: %m", c->vmm);
+		return fail(1, err.msg);
+	}
+	if (stage1_uuid_to_machine_id(c->flags.uuid, c->machine_id) < 0)
+		return fail(1, "invalid pod UUID");
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	r = vm_size_compute(c->info.pod, (const struct image_manifest *const *) c->info.images,
+			    ncpu > 0 ? (unsigned) ncpu : 1,
+			    sysinfo(&si) == 0 ? (uint64_t) si.totalram * si.mem_unit >> 20 : 0,
+			    &c->size, &w, &serr);
+	print_warnings(&w);
+	if (r < 0)
+		return fail(1, serr.msg);
+	if (volume_plan_build(c->info.pod, (const struct image_manifest *const *) c->info.images,
+			      &c->plan, print_warning, NULL, &err) < 0)
+		return fail(1, err.msg);
+	if (run_net_select(&c->net, &c->flags, &c->info, &err) < 0)
+		return fail(1, err.msg);
+	if (c->net.sel.n == 0 && c->info.pod->n_ports > 0)
+		print_warning(NULL, "--net=none: the pod's ports are not forwarded");
+	return 0;
+}
+
+/*
+ * Undo the networks on an error path, then remove cc/. If the teardown fails, cc/ stays: it
+ * holds what gc needs to retry (cc/net, cc/resources).
+ */
+static void run_undo(struct run_ctx *c)
+{
+	struct run_error err = {};
+
+	if (run_net_teardown(&c->net, c->pod_fd, c->flags.uuid, &err) < 0) {
+		print_warning(NULL, err.msg);
+		return;
+	}
+	(void) rm_rf_at(c->pod_fd, POD_CC_DIR);
+}
+
+/*
+ * The networks, then the private mount namespace. The netns bind mount must be made in the
+ * host's mount namespace (gc, another process, removes it); every mount run makes after this
+ * (volumes) lives in the private namespace only and disappears with the supervisor and the
+ * VMM, kill -9 included. The pod dir is opened again inside it (volume_plan_apply()).
+ */
+static int run_enter_pod(struct run_ctx *c)
+{
+	struct run_error err = {};
+	int r, fd;
+
+	if (mkdirat(c->pod_fd, POD_CC_DIR, 0700) < 0 && errno != EEXIST) {
+		(void) run_error_set(&err, errno, "%s: %m", POD_CC_DIR);
+		return fail(1, err.msg);
+	}
+	r = run_net_setup(&c->net, c->pod_fd, c->flags.uuid, &err);
+	if (r < 0) {
+		(void) rm_rf_at(c->pod_fd, POD_CC_DIR);
+		return fail(1, err.msg);
+	}
+	if (c->net.active && c->flags.debug)
+		fprintf(stderr, "run: %zu network(s) set up in %u ms\n", c->net.pod.n_nics,
+			c->net.pod.setup_ms);
+	r = mount_ns_private();
+	if (r < 0) {
+		(void) run_error_set(&err, r, "cannot create a private mount namespace: %m");
+		run_undo(c);
+		return fail(1, err.msg);
+	}
+	fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		(void) run_error_set(&err, errno, "cannot open the pod dir again: %m");
+		run_undo(c);
+		return fail(1, err.msg);
+	}
+	safe_close(c->pod_fd);
+	c->pod_fd = fd;
+	return 0;
+}
+
+/* --debug: the VMM command line on one line, each argument single-quoted. */
+static void log_argv(char *const *argv)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return;
+	for (char *const *a = argv; *a; a++)
+		fprintf(f, "%s'%s'", a == argv ? "" : " ", *a);
+	if (fclose(f) == 0)
+		fprintf(stderr, "run: VMM: %s\n", buf);
+}
+
+static int run_vmm(struct run_ctx *c)
+{
+	_cleanup_(vmm_argv_freep) char **argv = NULL;
+	struct vmm_config vc = {
+		.vmm = c->vmm,
+		.kernel = c->kernel,
+		.image = c->image,
+		.pod_dir = c->pod_dir,
+		.machine_id = c->machine_id,
+		.mem_mib = c->size.mem_mib,
+		.cpus = c->size.cpus,
+		.debug = c->flags.debug,
+		.extra_kernel_params = getenv("RKT_HYPERVISOR_EXTRA_KERNEL_PARAMS"),
+		.nets = (const char *const *) c->net.vmm_nets,
+	};
+	struct run_error err = {};
+	struct pod_exit pe;
+	int status, r;
+
+	r = vmm_argv_build(&vc, &argv);
+	if (r < 0) {
+		(void) run_error_set(&err, r, "cannot build the VMM command line: %m");
+		run_undo(c);
+		return fail(1, err.msg);
+	}
+	if (c->flags.debug)
+		log_argv(argv);
+
+	struct supervise_config sc = {
+		.argv = argv,
+		.lock_fd = c->lock_fd >= 0 ? c->lock_fd : -1,
+		.pod_fd = c->pod_fd,
+		.keep_fds = c->net.tap_fds,
+		.n_keep_fds = c->net.pod.n_nics,
+	};
+
+	r = supervise_run(&sc, &status, NULL, &err);
+	if (r < 0) {
+		/* The VMM never ran: leave the pod dir as rkt made it. */
+		(void) unlinkat(c->pod_fd, POD_PID_PATH, 0);
+		run_undo(c);
+		return fail(1, err.msg);
+	}
+	pod_exit_decide(status, pod_exit_read(c->pod_fd), &pe);
+	if (pe.fill_status >= 0) {
+		r = pod_status_fill(c->pod_fd, c->info.pod, pe.fill_status);
+		if (r < 0) {
+			(void) run_error_set(&err, r, "cannot write the apps' status files: %m");
+			print_warning(NULL, err.msg);
+		}
+	}
+	if (pe.report) {
+		if (pe.report_is_warning)
+			print_warning(NULL, pe.msg);
+		else
+			(void) fail(pe.code, pe.msg);
+	}
+	return pe.code;
+}
+
+int main(int argc, char *argv[])
+{
+	_cleanup_(run_ctx_done) struct run_ctx c = {.pod_fd = -1, .lock_fd = -1};
+	struct stage1_error serr = {};
+	struct run_error err = {};
+	int r;
+
+	log_set_prefix("run");
+	if (run_flags_parse(argc, argv, &c.flags, &serr) < 0)
+		return fail(2, serr.msg);
+	if (c.flags.debug)
+		log_set_max_level(LOG_DEBUG);
+	if (run_flags_check_supported(&c.flags, &serr) < 0)
+		return fail(1, serr.msg);
+	/*
+	 * Inherited fds (rkt's, the shell's) must not reach the VMM; the child clears
+	 * close-on-exec on the lock fd for itself alone.
+	 */
+	if (fds_set_cloexec(-1) < 0)
+		return fail(1, "cannot mark inherited file descriptors close-on-exec");
+	r = run_check(&c);
+	if (r == 0)
+		r = run_enter_pod(&c);
+	if (r != 0)
+		return r;
+
+	struct run_prepare_params pp = {
+		.pod_fd = c.pod_fd,
+		.info = &c.info,
+		.flags = &c.flags,
+		.plan = &c.plan,
+		.metadata_host = c.net.metadata_host[0] ? c.net.metadata_host : NULL,
+		.net_files = c.net.files,
+		.n_net_files = c.net.pod.n_nics,
+		.net_resolv_conf = c.net.resolv_conf,
+	};
+
+	r = run_prepare(&pp, print_warning, NULL, &err);
+	if (r < 0) {
+		run_undo(&c);
+		return fail(1, err.msg);
+	}
+	return run_vmm(&c);
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cc/cleanup.h"
+#include "cc/fileio.h"
+#include "pod-exit.h"
+#include "pod-paths.h"
+
+int pod_exit_parse(const char *buf, size_t len, int *ret)
+{
+	int v = 0;
+	size_t i;
+
+	assert_return(buf && ret, -EINVAL);
+	if (len > 0 && buf[len - 1] == '\n')
+		len--;
+	if (len == 0 || len > 3)
+		return -EBADMSG;
+	for (i = 0; i < len; i++) {
+		if (buf[i] < '0' || buf[i] > '9')
+			return -EBADMSG;
+		v = v * 10 + (buf[i] - '0');
+	}
+	if (v > 255 || (len > 1 && buf[0] == '0'))
+		return -EBADMSG;
+	*ret = v;
+	return 0;
+}
+
+static void describe_vmm(int st, char *buf, size_t len)
+{
+	if (WIFSIGNALED(st))
+		(void) snprintf(buf, len, "cc-vmm killed by signal %d", WTERMSIG(st));
+	else
+		(void) snprintf(buf, len, "cc-vmm exit %d", WEXITSTATUS(st));
+}
+
+void pod_exit_decide(int vmm_status, int pod_exit_code, struct pod_exit *ret)
+{
+	char what[64];
+	int sig = 0;
+
+	*ret = (struct pod_exit){.fill_status = -1};
+	describe_vmm(vmm_status, what, sizeof(what));
+	if (pod_exit_code >= 0) {
+		ret->code = pod_exit_code;
+		if (!WIFEXITED(vmm_status) || WEXITSTATUS(vmm_status) != 0) {
+			ret->report = ret->report_is_warning = true;
+			(void) snprintf(ret->msg, sizeof(ret->msg), "%s after the pod ended", what);
+		}
+		return;
+	}
+	if (WIFSIGNALED(vmm_status))
+		sig = WTERMSIG(vmm_status);
+	else if (WEXITSTATUS(vmm_status) == 128 + SIGTERM ||
+		 WEXITSTATUS(vmm_status) == 128 + SIGINT)
+		sig = WEXITSTATUS(vmm_status) - 128;
+	if (sig > 0 && sig < 128) {
+		ret->code = 128 + sig;
+		ret->fill_status = 128 + sig;
+		return;
+	}
+	ret->code = POD_EXIT_NO_STATUS;
+	ret->report = true;
+	(void) snprintf(ret->msg, sizeof(ret->msg), "the VM ended without a pod exit status (%s%s)",
+			what, pod_exit_code == -2 ? ", malformed " POD_EXIT_PATH : "");
+}
+
+int pod_exit_read(int pod_fd)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	int code;
+
+	fd = openat(pod_fd, POD_EXIT_PATH, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? -1 : -2;
+	if (read_full_fd(fd, 16, &buf, &len) < 0 || pod_exit_parse(buf, len, &code) < 0)
+		return -2;
+	return code;
+}
+
+static int status_write(int status_fd, const char *app, int code)
+{
+	char tmp[NAME_MAX + 1], val[8];
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (strlen(app) > NAME_MAX - 16)
+		return -ENAMETOOLONG;
+	(void) snprintf(tmp, sizeof(tmp), ".%s.cc-tmp", app);
+	(void) snprintf(val, sizeof(val), "%d", code);
+	fd = openat(status_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	r = loop_write(fd, val, strlen(val));
+	if (r >= 0 && fsync(fd) < 0)
+		r = -errno;
+	if (r >= 0 && linkat(status_fd, tmp, status_fd, app, 0) < 0)
+		r = -errno; /* EEXIST: the guest wrote it meanwhile, keep the guest's */
+	(void) unlinkat(status_fd, tmp, 0);
+	return r;
+}
+
+int pod_status_fill(int pod_fd, const struct pod_manifest *pod, int code)
+{
+	_cleanup_close_ int status_fd = -1;
+	int written = 0, first_err = 0;
+
+	assert_return(pod && code >= 0 && code <= 255, -EINVAL);
+	status_fd = openat(pod_fd, POD_STATUS_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (status_fd < 0)
+		return -errno;
+	for (size_t i = 0; i < pod->n_apps; i++) {
+		struct stat st;
+		int r;
+
+		if (fstatat(status_fd, pod->apps[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		r = status_write(status_fd, pod->apps[i].name, code);
+		if (r == -EEXIST)
+			continue;
+		if (r < 0) {
+			if (first_err == 0)
+				first_err = r;
+			continue;
+		}
+		written++;
+	}
+	return first_err < 0 ? first_err : written;
+}

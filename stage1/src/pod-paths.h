@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/*
+ * Paths relative to the pod dir (the cwd of every entrypoint), as rkt 1.30 lays it out
+ * (docs/stage1-contract.md b.1-b.3) plus our own files under cc/.
+ */
+
+#define POD_MANIFEST_PATH "pod"
+#define POD_APPSINFO_DIR  "appsinfo"
+#define POD_PID_PATH	  "pid"
+#define POD_STAGE1_ROOTFS "stage1/rootfs"
+#define POD_STAGE2_DIR	  POD_STAGE1_ROOTFS "/opt/stage2"
+#define POD_RKT_DIR	  POD_STAGE1_ROOTFS "/rkt"
+#define POD_STATUS_DIR	  POD_RKT_DIR "/status"
+#define POD_EXIT_PATH	  POD_RKT_DIR "/cc-pod-exit"
+#define POD_CC_DIR	  "cc"
+#define POD_LAYER_DIR	  POD_CC_DIR "/layer"
+#define POD_VSOCK_PATH	  POD_CC_DIR "/vsock"
+/* The stage1's own files, shipped in the ACI as /cc/... */
+#define POD_STAGE1_CC_DIR POD_STAGE1_ROOTFS "/cc"
+#define POD_STAGE1_VMM	  POD_STAGE1_CC_DIR "/cc-vmm"
+#define POD_STAGE1_KERNEL POD_STAGE1_CC_DIR "/vmlinux"
+#define POD_STAGE1_IMAGE  POD_STAGE1_CC_DIR "/guest.img"
+
+/* Format of an app's rootfs and image manifest paths (one %s: the app name). */
+#define POD_APP_ROOTFS_FMT   POD_STAGE2_DIR "/%s/rootfs"
+#define POD_APP_MANIFEST_FMT POD_APPSINFO_DIR "/%s/manifest"

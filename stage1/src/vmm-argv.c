@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cc/cleanup.h"
+#include "pod-paths.h"
+#include "vmm-argv.h"
+
+#define VMM_ARGV_MAX 48
+
+bool vmm_machine_id_valid(const char *s)
+{
+	if (!s || strlen(s) != 32)
+		return false;
+	for (int i = 0; i < 32; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+char **vmm_argv_free(char **argv)
+{
+	for (char **p = argv; p && *p; p++)
+		free(*p);
+	free(argv);
+	return NULL;
+}
+
+struct argv_builder {
+	char **v;
+	size_t n;
+	int err;
+};
+
+static void add(struct argv_builder *b, const char *fmt, ...) _printf_(2, 3);
+static void add(struct argv_builder *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->err < 0)
+		return;
+	if (b->n + 1 >= VMM_ARGV_MAX) {
+		b->err = -E2BIG;
+		return;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&b->v[b->n], fmt, ap) < 0) {
+		b->v[b->n] = NULL;
+		b->err = -ENOMEM;
+	} else
+		b->n++;
+	va_end(ap);
+}
+
+static int cmdline_build(const struct vmm_config *c, char **ret)
+{
+	int r;
+
+	r = asprintf(
+		ret,
+		"console=hvc0 root=/dev/pmem0 rootflags=dax ro init=/sbin/cc-init cc.pod=cc-layer "
+		"cc.mount=cc-stage2:/opt/stage2 cc.mount=cc-rkt:/rkt reboot=k rootwait "
+		"systemd.machine_id=%s %s%s%s",
+		c->machine_id,
+		c->debug ? "debug systemd.log_level=debug"
+			 : "quiet loglevel=1 systemd.show_status=false "
+			   "systemd.log_level=warning",
+		c->extra_kernel_params && *c->extra_kernel_params ? " " : "",
+		c->extra_kernel_params ? c->extra_kernel_params : "");
+	return r < 0 ? -ENOMEM : 0;
+}
+
+int vmm_argv_build(const struct vmm_config *c, char ***ret)
+{
+	_cleanup_(vmm_argv_freep) char **v = NULL;
+	_cleanup_free_ char *cmdline = NULL;
+	struct argv_builder b = {};
+	const char *d;
+	int r;
+
+	assert_return(c && ret && c->vmm && c->kernel && c->image && c->pod_dir, -EINVAL);
+	if (!vmm_machine_id_valid(c->machine_id) || c->mem_mib == 0 || c->cpus == 0 ||
+	    c->pod_dir[0] != '/')
+		return -EINVAL;
+	d = c->pod_dir;
+	r = cmdline_build(c, &cmdline);
+	if (r < 0)
+		return r;
+	v = calloc(VMM_ARGV_MAX, sizeof(char *));
+	if (!v)
+		return -ENOMEM;
+	b.v = v;
+
+	add(&b, "%s", c->vmm);
+	add(&b, "--kernel");
+	add(&b, "%s", c->kernel);
+	add(&b, "--pmem");
+	add(&b, "%s", c->image);
+	add(&b, "--mem");
+	add(&b, "%llu", (unsigned long long) c->mem_mib);
+	add(&b, "--cpus");
+	add(&b, "%u", c->cpus);
+	add(&b, "--rng");
+	add(&b, "--9p");
+	add(&b, "cc-layer:%s/" POD_LAYER_DIR ",ro", d);
+	add(&b, "--9p");
+	add(&b, "cc-stage2:%s/" POD_STAGE2_DIR, d);
+	add(&b, "--9p");
+	add(&b, "cc-rkt:%s/" POD_RKT_DIR, d);
+	add(&b, "--vsock");
+	/* The VMM runs in the pod dir: fall back to the relative path when the absolute is long. */
+	if (strlen(d) + sizeof("/" POD_VSOCK_PATH) - 1 <= VMM_VSOCK_PATH_MAX)
+		add(&b, "%d:%s/" POD_VSOCK_PATH, VMM_GUEST_CID, d);
+	else
+		add(&b, "%d:" POD_VSOCK_PATH, VMM_GUEST_CID);
+	for (const char *const *n = c->nets; n && *n; n++) {
+		add(&b, "--net");
+		add(&b, "%s", *n);
+	}
+	if (c->debug)
+		add(&b, "-v");
+	add(&b, "--cmdline");
+	add(&b, "%s", cmdline);
+	if (b.err < 0)
+		return b.err;
+	*ret = TAKE_PTR(v);
+	return 0;
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cc/cleanup.h"
+#include "cc/fileio.h"
+#include "pod-paths.h"
+#include "vmm-reap.h"
+
+static int exe_is_vmm(pid_t pid)
+{
+	char path[64], exe[PATH_MAX + 1];
+	const char *base;
+	ssize_t n;
+
+	(void) snprintf(path, sizeof(path), "/proc/%d/exe", (int) pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n < 0)
+		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
+	exe[n] = '\0';
+	if (n > 10 && strcmp(exe + n - 10, " (deleted)") == 0)
+		exe[n - 10] = '\0';
+	base = strrchr(exe, '/');
+	return strcmp(base ? base + 1 : exe, VMM_EXE_NAME) == 0;
+}
+
+int vmm_process_matches(pid_t pid, int dir_fd)
+{
+	char path[64];
+	struct stat a, b;
+	int r;
+
+	if (pid <= 1)
+		return 0;
+	r = exe_is_vmm(pid);
+	if (r <= 0)
+		return r;
+	(void) snprintf(path, sizeof(path), "/proc/%d/cwd", (int) pid);
+	if (stat(path, &a) < 0)
+		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
+	if (fstat(dir_fd, &b) < 0)
+		return -errno;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static int pid_file_read(int pod_fd, pid_t *ret)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	char *end;
+	long v;
+	int r;
+
+	fd = openat(pod_fd, POD_PID_PATH, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	r = read_full_fd(fd, 32, &buf, NULL);
+	if (r < 0)
+		return r;
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (end == buf || (*end && strcmp(end, "\n") != 0) || errno || v <= 1 || v > INT32_MAX)
+		return -EBADMSG;
+	*ret = (pid_t) v;
+	return 0;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+/* Wait for pid to exit (zombie or reaped); pidfd where the kernel has it, else /proc polling. */
+static int wait_gone(pid_t pid, int pidfd, unsigned timeout_ms)
+{
+	uint64_t deadline = now_ms() + timeout_ms;
+	char path[64];
+
+	if (pidfd >= 0) {
+		struct pollfd p = {.fd = pidfd, .events = POLLIN};
+		int r = poll(&p, 1, (int) timeout_ms);
+
+		if (r < 0)
+			return -errno;
+		return r == 0 ? -ETIMEDOUT : 0;
+	}
+	(void) snprintf(path, sizeof(path), "/proc/%d/exe", (int) pid);
+	while (now_ms() < deadline) {
+		if (access(path, F_OK) < 0)
+			return 0; /* gone, or a zombie (exe no longer readable) */
+		(void) usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+int vmm_reap_leftover(int pod_fd, unsigned timeout_ms, pid_t *ret_pid)
+{
+	_cleanup_close_ int pidfd = -1;
+	pid_t pid = 0;
+	int r;
+
+	r = pid_file_read(pod_fd, &pid);
+	if (r == -ENOENT || r == -EBADMSG)
+		return 0;
+	if (r < 0)
+		return r;
+	/* Pin the process first, so the checks and the kill hit the same one. */
+	pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0 && errno == ESRCH)
+		return 0;
+	r = vmm_process_matches(pid, pod_fd);
+	if (r <= 0)
+		return r;
+	if (ret_pid)
+		*ret_pid = pid;
+	if (pidfd >= 0)
+		r = (int) syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	else
+		r = kill(pid, SIGKILL);
+	if (r < 0)
+		return errno == ESRCH ? 0 : -errno;
+	r = wait_gone(pid, pidfd, timeout_ms);
+	return r < 0 ? r : 1;
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The pod exit decision table and the status files (pod-exit.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cc/cleanup.h"
+#include "cc/fileio.h"
+#include "cctest.h"
+#include "pod-exit.h"
+#include "pod-paths.h"
+
+#define EXITED(n)   (((n) &0xff) << 8)
+#define SIGNALED(s) (s)
+
+START_TEST(test_parse)
+{
+	static const struct {
+		const char *in;
+		int r, v;
+	} cases[] = {
+		{"0", 0, 0},	      {"7\n", 0, 7},	     {"255", 0, 255},
+		{"256", -EBADMSG, 0}, {"", -EBADMSG, 0},     {"\n", -EBADMSG, 0},
+		{"07", -EBADMSG, 0},  {"-1", -EBADMSG, 0},   {"7\n\n", -EBADMSG, 0},
+		{" 7", -EBADMSG, 0},  {"1000", -EBADMSG, 0}, {"x", -EBADMSG, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int v = -1;
+
+		ck_assert_int_eq(pod_exit_parse(cases[i].in, strlen(cases[i].in), &v), cases[i].r);
+		if (cases[i].r == 0)
+			ck_assert_int_eq(v, cases[i].v);
+	}
+}
+END_TEST
+
+START_TEST(test_decision_table)
+{
+	static const struct {
+		int vmm_status, pod_exit;
+		int code, fill;
+		bool report, warning;
+		const char *msg;
+	} t[] = {
+		/* The pod ended normally: its code. */
+		{EXITED(0), 0, 0, -1, false, false, NULL},
+		{EXITED(0), 7, 7, -1, false, false, NULL},
+		/* The pod ended, then the VMM failed or was killed: still the pod's code. */
+		{EXITED(6), 3, 3, -1, true, true, "cc-vmm exit 6 after the pod ended"},
+		{SIGNALED(SIGKILL), 0, 0, -1, true, true,
+		 "cc-vmm killed by signal 9 after the pod ended"},
+		/* stop --force / kill -9: 137, statuses filled. */
+		{SIGNALED(SIGKILL), -1, 137, 137, false, false, NULL},
+		{SIGNALED(SIGTERM), -1, 143, 143, false, false, NULL},
+		/* cc-vmm's clean stop on a (forwarded) SIGTERM or SIGINT. */
+		{EXITED(143), -1, 143, 143, false, false, NULL},
+		{EXITED(130), -1, 130, 130, false, false, NULL},
+		/* No pod status: 1 and a message, statuses left absent. */
+		{EXITED(0), -1, 1, -1, true, false,
+		 "the VM ended without a pod exit status (cc-vmm exit 0)"},
+		{EXITED(4), -1, 1, -1, true, false,
+		 "the VM ended without a pod exit status (cc-vmm exit 4)"},
+		{EXITED(129), -1, 1, -1, true, false,
+		 "the VM ended without a pod exit status (cc-vmm exit 129)"},
+		{EXITED(0), -2, 1, -1, true, false,
+		 "the VM ended without a pod exit status (cc-vmm exit 0, malformed "
+		 "stage1/rootfs/rkt/cc-pod-exit)"},
+		{SIGNALED(SIGKILL), -2, 137, 137, false, false, NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct pod_exit pe;
+
+		pod_exit_decide(t[i].vmm_status, t[i].pod_exit, &pe);
+		ck_assert_msg(pe.code == t[i].code, "row %zu: code %d", i, pe.code);
+		ck_assert_msg(pe.fill_status == t[i].fill, "row %zu: fill %d", i, pe.fill_status);
+		ck_assert_msg(pe.report == t[i].report, "row %zu: report", i);
+		if (t[i].report) {
+			ck_assert_msg(pe.report_is_warning == t[i].warning, "row %zu", i);
+			ck_assert_str_eq(pe.msg, t[i].msg);
+		}
+	}
+}
+END_TEST
+
+static const char pod_json[] = "{\"acVersion\":\"1.30.0\",\"acKind\":\"PodManifest\",\"apps\":["
+			       "{\"name\":\"one\",\"image\":{\"id\":\"sha512-00\"}},"
+			       "{\"name\":\"two\",\"image\":{\"id\":\"sha512-00\"}},"
+			       "{\"name\":\"three\",\"image\":{\"id\":\"sha512-00\"}}]}";
+
+START_TEST(test_status_fill_and_read)
+{
+	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
+	_cleanup_free_ char *tmp = cctest_mkdtemp(), *buf = NULL;
+	_cleanup_close_ int pod_fd = -1;
+	char p[PATH_MAX];
+
+	ASSERT_OK(pod_manifest_parse(pod_json, strlen(pod_json), &pm, NULL));
+	(void) snprintf(p, sizeof(p), "mkdir -p %s/" POD_STATUS_DIR, tmp);
+	ck_assert_int_eq(system(p), 0);
+	pod_fd = open(tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(pod_fd, 0);
+
+	ck_assert_int_eq(pod_exit_read(pod_fd), -1);
+	(void) snprintf(p, sizeof(p), "%s/" POD_EXIT_PATH, tmp);
+	ASSERT_OK(write_string_file_atomic(p, "42\n", 0644));
+	ck_assert_int_eq(pod_exit_read(pod_fd), 42);
+	ASSERT_OK(write_string_file_atomic(p, "4x2\n", 0644));
+	ck_assert_int_eq(pod_exit_read(pod_fd), -2);
+
+	/* "two" already has the guest's status: kept. */
+	(void) snprintf(p, sizeof(p), "%s/" POD_STATUS_DIR "/two", tmp);
+	ASSERT_OK(write_string_file_atomic(p, "0", 0644));
+	ck_assert_int_eq(pod_status_fill(pod_fd, pm, 137), 2);
+	ck_assert_int_eq(pod_status_fill(pod_fd, pm, 137), 0);
+	ASSERT_OK(read_full_file(p, 16, &buf, NULL));
+	ck_assert_str_eq(buf, "0");
+	free(buf);
+	buf = NULL;
+	(void) snprintf(p, sizeof(p), "%s/" POD_STATUS_DIR "/three", tmp);
+	ASSERT_OK(read_full_file(p, 16, &buf, NULL));
+	ck_assert_str_eq(buf, "137");
+	/* No temporary file is left behind. */
+	(void) snprintf(p, sizeof(p), "test $(ls -A %s/" POD_STATUS_DIR " | wc -l) = 3", tmp);
+	ck_assert_int_eq(system(p), 0);
+	(void) cctest_rm_rf(tmp);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("stage1-pod-exit");
+	TCase *tc = tcase_create("pod-exit");
+
+	tcase_add_test(tc, test_parse);
+	tcase_add_test(tc, test_decision_table);
+	tcase_add_test(tc, test_status_fill_and_read);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return cctest_run_suite(suite());
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The cc-vmm command line (vmm-argv.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cc/cleanup.h"
+#include "cctest.h"
+#include "vmm-argv.h"
+
+#define MID "0123456789abcdef0123456789abcdef"
+
+static struct vmm_config config(void)
+{
+	return (struct vmm_config){
+		.vmm = "/p/stage1/rootfs/cc/cc-vmm",
+		.kernel = "/p/stage1/rootfs/cc/vmlinux",
+		.image = "/p/stage1/rootfs/cc/guest.img",
+		.pod_dir = "/p",
+		.machine_id = MID,
+		.mem_mib = 320,
+		.cpus = 2,
+	};
+}
+
+static size_t argc_of(char **v)
+{
+	size_t n = 0;
+
+	while (v[n])
+		n++;
+	return n;
+}
+
+START_TEST(test_quiet)
+{
+	_cleanup_(vmm_argv_freep) char **v = NULL;
+	struct vmm_config c = config();
+	static const char *const want[] = {
+		"/p/stage1/rootfs/cc/cc-vmm",
+		"--kernel",
+		"/p/stage1/rootfs/cc/vmlinux",
+		"--pmem",
+		"/p/stage1/rootfs/cc/guest.img",
+		"--mem",
+		"320",
+		"--cpus",
+		"2",
+		"--rng",
+		"--9p",
+		"cc-layer:/p/cc/layer,ro",
+		"--9p",
+		"cc-stage2:/p/stage1/rootfs/opt/stage2",
+		"--9p",
+		"cc-rkt:/p/stage1/rootfs/rkt",
+		"--vsock",
+		"3:/p/cc/vsock",
+		"--cmdline",
+		"console=hvc0 root=/dev/pmem0 rootflags=dax ro init=/sbin/cc-init cc.pod=cc-layer "
+		"cc.mount=cc-stage2:/opt/stage2 cc.mount=cc-rkt:/rkt reboot=k rootwait "
+		"systemd.machine_id=" MID " quiet loglevel=1 systemd.show_status=false "
+		"systemd.log_level=warning",
+	};
+
+	ASSERT_OK(vmm_argv_build(&c, &v));
+	ck_assert_uint_eq(argc_of(v), sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_str_eq(v[i], want[i]);
+}
+END_TEST
+
+START_TEST(test_debug_and_extra_params)
+{
+	_cleanup_(vmm_argv_freep) char **v = NULL;
+	struct vmm_config c = config();
+	size_t n;
+
+	c.debug = true;
+	c.extra_kernel_params = "foo=1 bar";
+	ASSERT_OK(vmm_argv_build(&c, &v));
+	n = argc_of(v);
+	ck_assert_str_eq(v[n - 3], "-v");
+	ck_assert_str_eq(v[n - 2], "--cmdline");
+	ck_assert_msg(strstr(v[n - 1], " systemd.machine_id=" MID
+				       " debug systemd.log_level=debug foo=1 bar") &&
+			      !strstr(v[n - 1], "quiet"),
+		      "%s", v[n - 1]);
+}
+END_TEST
+
+START_TEST(test_long_pod_dir_uses_relative_vsock)
+{
+	_cleanup_(vmm_argv_freep) char **v = NULL;
+	struct vmm_config c = config();
+	char dir[128];
+
+	memset(dir, 'd', sizeof(dir) - 1);
+	dir[0] = '/';
+	dir[sizeof(dir) - 1] = '\0';
+	c.pod_dir = dir;
+	ASSERT_OK(vmm_argv_build(&c, &v));
+	for (char **a = v; *a; a++)
+		if (strcmp(*a, "--vsock") == 0) {
+			ck_assert_str_eq(a[1], "3:cc/vsock");
+			return;
+		}
+	ck_abort_msg("no --vsock");
+}
+END_TEST
+
+/* One --net per pod NIC, after the vsock, in NIC order; eight NICs fit. */
+START_TEST(test_nets)
+{
+	_cleanup_(vmm_argv_freep) char **v = NULL;
+	struct vmm_config c = config();
+	static const char *const two[] = {"fd=5,mac=02:00:00:00:00:01",
+					  "fd=6,mac=02:00:00:00:00:02", NULL};
+	static const char *const eight[] = {"fd=3", "fd=4", "fd=5",  "fd=6", "fd=7",
+					    "fd=8", "fd=9", "fd=10", NULL};
+	size_t n;
+
+	c.nets = two;
+	c.debug = true;
+	ASSERT_OK(vmm_argv_build(&c, &v));
+	n = argc_of(v);
+	ck_assert_str_eq(v[n - 8], "3:/p/cc/vsock");
+	ck_assert_str_eq(v[n - 7], "--net");
+	ck_assert_str_eq(v[n - 6], two[0]);
+	ck_assert_str_eq(v[n - 5], "--net");
+	ck_assert_str_eq(v[n - 4], two[1]);
+	ck_assert_str_eq(v[n - 3], "-v");
+	v = vmm_argv_free(v);
+	c.nets = eight;
+	ASSERT_OK(vmm_argv_build(&c, &v));
+	n = argc_of(v);
+	ck_assert_str_eq(v[n - 4], "fd=10");
+}
+END_TEST
+START_TEST(test_invalid)
+{
+	_cleanup_(vmm_argv_freep) char **v = NULL;
+	struct vmm_config c = config();
+
+	c.machine_id = "0123456789ABCDEF0123456789abcdef";
+	ASSERT_ERRNO(vmm_argv_build(&c, &v), EINVAL);
+	c = config();
+	c.machine_id = "0123";
+	ASSERT_ERRNO(vmm_argv_build(&c, &v), EINVAL);
+	c = config();
+	c.mem_mib = 0;
+	ASSERT_ERRNO(vmm_argv_build(&c, &v), EINVAL);
+	c = config();
+	c.cpus = 0;
+	ASSERT_ERRNO(vmm_argv_build(&c, &v), EINVAL);
+	c = config();
+	c.pod_dir = "relative";
+	ASSERT_ERRNO(vmm_argv_build(&c, &v), EINVAL);
+	ck_assert_ptr_null(v);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("stage1-vmm-argv");
+	TCase *tc = tcase_create("argv");
+
+	tcase_add_test(tc, test_quiet);
+	tcase_add_test(tc, test_debug_and_extra_params);
+	tcase_add_test(tc, test_long_pod_dir_uses_relative_vsock);
+	tcase_add_test(tc, test_invalid);
+	tcase_add_test(tc, test_nets);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return cctest_run_suite(suite());
+}

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: Apache-2.0
+# stage1 `run` and `gc`: the supervisor pieces (lib ccstage1run) and the two programs driven
+# against hand-laid pod dirs with a fake VMM.
+foreach(_t volume-plan root-path pod-exit vmm-argv resources supervise)
+  cc_add_check_test(NAME test-stage1-${_t} LABEL unit
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-${_t}.c
+    LIBS ccstage1run)
+endforeach()
+# Root and private namespaces (mount, net); skipped (77) without them.
+foreach(_t volume-mount resources-remove)
+  cc_add_check_test(NAME test-stage1-${_t} LABEL unit
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-${_t}.c
+    LIBS ccstage1run)
+endforeach()
+# The two programs end to end with a fake VMM (root and namespaces; skipped without).
+# The fake VMM proves its --net tap fd works with tap-probe (an ARP exchange with the gateway).
+add_executable(cc-test-tap-probe ${CMAKE_CURRENT_LIST_DIR}/tap-probe.c)
+add_test(NAME test-stage1-run-fake-vmm
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/test-run-fake-vmm $<TARGET_FILE:cc-stage1-run>
+          $<TARGET_FILE:cc-stage1-gc> $<TARGET_FILE:cc-test-tap-probe>)
+set_tests_properties(test-stage1-run-fake-vmm PROPERTIES LABELS unit TIMEOUT 120
+  SKIP_RETURN_CODE 77)
+
+cc_add_fuzzer(NAME fuzz-stage1-run
+  SOURCES ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz-stage1-run.c
+  LIBS ccstage1run
+  CORPUS ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/stage1-run)
+
+# run with the real cc-vmm and a tiny test guest (kvm tier).
+add_test(NAME test-stage1-run-real-vmm
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/test-run-real-vmm $<TARGET_FILE:cc-stage1-run>
+          $<TARGET_FILE:cc-vmm> ${CMAKE_BINARY_DIR}/guests $<TARGET_FILE:cc-stage1-gc>)
+set_tests_properties(test-stage1-run-real-vmm PROPERTIES LABELS kvm TIMEOUT 120
+  SKIP_RETURN_CODE 77)
