@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cc-testapp STEP...: the static test app of the stage1 e2e tests and the demo. It runs its
+ * steps in order and reports what the app sees, one line each, "cc-test[<AC_APP_NAME>] ...",
+ * so a test reads the app's own view from the pod's console. Steps (docs/stage1.md, "Testing"):
+ *
+ *   id  cwd  env  caps  mem  net  uname       print uid/gid/groups, cwd, the environment,
+ *                                              CapBnd/NoNewPrivs/Seccomp, MemTotal and the
+ *                                              cgroup memory.max, hostname/hosts/resolv.conf,
+ *                                              the kernel
+ *   echo=TEXT                                  print TEXT
+ *   exit=N                                     exit N now
+ *   sleep=S                                    sleep S seconds
+ *   trap=N                                     on SIGTERM print "got SIGTERM" and exit N
+ *   write=PATH:TEXT  append=PATH:TEXT          write (truncate) or append TEXT and a newline
+ *   read=PATH                                  print the file's lines
+ *   stat=PATH                                  print mode, uid and gid
+ *   wait=PATH                                  wait up to 60 s for PATH to exist
+ *   syscall=NAME                               call uname, getppid, sync or umask: ok or errno
+ *
+ * A failed step prints its errno name (e.g. "write /ro/x errno=EROFS") and goes on.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char *app_name = "-";
+static int sigterm_code = -1;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char line[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	printf("cc-test[%s] %s\n", app_name, line);
+	fflush(stdout);
+}
+
+static const char *err_name(int e)
+{
+	const char *n = strerrorname_np(e);
+
+	return n ? n : "E?";
+}
+
+static void on_sigterm(int sig)
+{
+	static const char msg[] = "got SIGTERM\n";
+	char line[128];
+	int l;
+
+	(void) sig;
+	l = snprintf(line, sizeof(line), "cc-test[%s] %s", app_name, msg);
+	if (l > 0)
+		(void) !write(STDOUT_FILENO, line, (size_t) l);
+	_exit(sigterm_code);
+}
+
+static void step_id(void)
+{
+	gid_t groups[64];
+	char list[1024] = "";
+	int n = getgroups(64, groups);
+
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(list);
+
+		snprintf(list + l, sizeof(list) - l, "%s%u", i ? "," : "", (unsigned) groups[i]);
+	}
+	say("uid=%u gid=%u groups=%s", (unsigned) getuid(), (unsigned) getgid(), list);
+}
+
+static void step_cwd(void)
+{
+	char buf[4096];
+
+	if (getcwd(buf, sizeof(buf)))
+		say("cwd=%s", buf);
+	else
+		say("cwd errno=%s", err_name(errno));
+}
+
+static void file_lines(const char *label, const char *path, const char *only)
+{
+	char line[1024];
+	FILE *f = fopen(path, "re");
+
+	if (!f) {
+		say("%s %s errno=%s", label, path, err_name(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!only || strncmp(line, only, strlen(only)) == 0)
+			say("%s %s", label, line);
+	}
+	fclose(f);
+}
+
+static void step_mem(void)
+{
+	char line[1024], path[1200];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	file_lines("meminfo", "/proc/meminfo", "MemTotal:");
+	if (!f) {
+		say("cgroup errno=%s", err_name(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		say("cgroup=%s", line + 3);
+		snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max",
+			 strcmp(line + 3, "/") == 0 ? "" : line + 3);
+		file_lines("memory.max", path, NULL);
+	}
+	fclose(f);
+}
+
+static void step_net(void)
+{
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) == 0)
+		say("hostname=%s", host);
+	else
+		say("hostname errno=%s", err_name(errno));
+	file_lines("hosts", "/etc/hosts", NULL);
+	file_lines("resolv", "/etc/resolv.conf", NULL);
+}
+
+static void step_write(const char *arg, const char *mode)
+{
+	char path[1024];
+	const char *colon = strchr(arg, ':');
+	FILE *f;
+
+	if (!colon || (size_t) (colon - arg) >= sizeof(path)) {
+		say("bad step argument %s", arg);
+		return;
+	}
+	memcpy(path, arg, (size_t) (colon - arg));
+	path[colon - arg] = '\0';
+	f = fopen(path, mode);
+	if (!f || fprintf(f, "%s\n", colon + 1) < 0 || fclose(f) != 0) {
+		say("write %s errno=%s", path, err_name(errno));
+		return;
+	}
+	say("write %s ok", path);
+}
+
+static void step_stat(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		say("stat %s errno=%s", path, err_name(errno));
+	else
+		say("stat %s mode=%04o uid=%u gid=%u", path, (unsigned) (st.st_mode & 07777),
+		    (unsigned) st.st_uid, (unsigned) st.st_gid);
+}
+
+static void step_wait(const char *path)
+{
+	for (int i = 0; i < 600; i++) {
+		if (access(path, F_OK) == 0) {
+			say("wait %s ok", path);
+			return;
+		}
+		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
+	}
+	say("wait %s timeout", path);
+}
+
+static void step_syscall(const char *name)
+{
+	struct utsname u;
+	long r;
+
+	errno = 0;
+	if (strcmp(name, "uname") == 0)
+		r = syscall(SYS_uname, &u);
+	else if (strcmp(name, "getppid") == 0)
+		r = syscall(SYS_getppid);
+	else if (strcmp(name, "sync") == 0)
+		r = syscall(SYS_sync);
+	else if (strcmp(name, "umask") == 0)
+		r = syscall(SYS_umask, 022);
+	else {
+		say("syscall %s unknown", name);
+		return;
+	}
+	if (r < 0)
+		say("syscall %s errno=%s", name, err_name(errno));
+	else
+		say("syscall %s ok", name);
+}
+
+static void step_sleep(const char *arg)
+{
+	struct timespec ts = {.tv_sec = strtol(arg, NULL, 10)};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int step(const char *s)
+{
+	const char *arg = strchr(s, '=');
+	struct utsname u;
+
+	arg = arg ? arg + 1 : "";
+	if (strcmp(s, "id") == 0)
+		step_id();
+	else if (strcmp(s, "cwd") == 0)
+		step_cwd();
+	else if (strcmp(s, "env") == 0)
+		for (char **e = environ; *e; e++)
+			say("env %s", *e);
+	else if (strcmp(s, "caps") == 0) {
+		file_lines("status", "/proc/self/status", "CapBnd:");
+		file_lines("status", "/proc/self/status", "NoNewPrivs:");
+		file_lines("status", "/proc/self/status", "Seccomp:");
+	} else if (strcmp(s, "mem") == 0)
+		step_mem();
+	else if (strcmp(s, "net") == 0)
+		step_net();
+	else if (strcmp(s, "uname") == 0 && uname(&u) == 0)
+		say("uname %s %s %s", u.sysname, u.release, u.machine);
+	else if (strncmp(s, "echo=", 5) == 0)
+		say("%s", arg);
+	else if (strncmp(s, "exit=", 5) == 0) {
+		say("exit %d", atoi(arg));
+		return atoi(arg) & 0xff;
+	} else if (strncmp(s, "sleep=", 6) == 0)
+		step_sleep(arg);
+	else if (strncmp(s, "trap=", 5) == 0) {
+		sigterm_code = atoi(arg) & 0xff;
+		signal(SIGTERM, on_sigterm);
+		say("trapping SIGTERM");
+	} else if (strncmp(s, "write=", 6) == 0)
+		step_write(arg, "we");
+	else if (strncmp(s, "append=", 7) == 0)
+		step_write(arg, "ae");
+	else if (strncmp(s, "read=", 5) == 0)
+		file_lines("read", arg, NULL);
+	else if (strncmp(s, "stat=", 5) == 0)
+		step_stat(arg);
+	else if (strncmp(s, "wait=", 5) == 0)
+		step_wait(arg);
+	else if (strncmp(s, "syscall=", 8) == 0)
+		step_syscall(arg);
+	else
+		say("unknown step %s", s);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *n = getenv("AC_APP_NAME");
+
+	if (n && *n)
+		app_name = n;
+	for (int i = 1; i < argc; i++) {
+		int code = step(argv[i]);
+
+		if (code >= 0)
+			return code;
+	}
+	return 0;
+}
