@@ -11,6 +11,8 @@
 #define VNET_RX_BUF_SIZE (VNET_HDR_LEN + VNET_MAX_FRAME)
 /* Packets moved per call before yielding to the rest of the event loop. */
 #define VNET_RX_BUDGET 256
+/* Transmitted chains between two used-buffer notification checks (vnet_tx_process). */
+#define VNET_TX_SIGNAL_BATCH 16
 
 struct vnet {
 	struct vdev dev; /* first: the ops get &dev */

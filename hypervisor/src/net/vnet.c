@@ -146,9 +146,17 @@ static void vnet_tx_one(struct vnet *n)
 	n->stats.tx_bytes += frame_len;
 }
 
+/*
+ * Send every available chain. Used chains are signalled every VNET_TX_SIGNAL_BATCH chains, not
+ * only once the ring is empty: Linux (napi_tx) frees a sent skb only when it finds its buffer
+ * used (tx interrupt, rx poll or next transmit), and TCP keeps only a couple of unfreed skbs
+ * per socket (TSQ), so while a driver keeps the ring busy its sockets would otherwise wait for
+ * the end of the whole batch. virtq_should_notify() still honours used_event.
+ */
 static void vnet_tx_process(struct vnet *n)
 {
 	struct virtq *vq = &n->queues[VNET_TXQ];
+	unsigned since_signal = 0;
 
 	for (;;) {
 		int r = virtq_pop(vq, &n->tx_chain);
@@ -163,6 +171,10 @@ static void vnet_tx_process(struct vnet *n)
 			vnet_tx_one(n);
 		}
 		(void) virtq_push(vq, n->tx_chain.head, 0);
+		if (++since_signal == VNET_TX_SIGNAL_BATCH) {
+			vdev_queue_done(&n->dev, VNET_TXQ);
+			since_signal = 0;
+		}
 	}
 	vdev_queue_done(&n->dev, VNET_TXQ);
 }

@@ -400,6 +400,12 @@ static void vtrans_mmio_read(void *opaque, uint64_t off, void *data, uint32_t le
 	}
 	if (len != 4 || off % 4 != 0)
 		return; /* registers are 32-bit wide and aligned */
+	if (off == MMIO_INTERRUPT_STATUS) {
+		/* An atomic: never wait behind a queue_notify (see vtrans_mmio_write). */
+		v = atomic_load(&t->isr);
+		memcpy(data, &v, sizeof(v));
+		return;
+	}
 	pthread_mutex_lock(&t->lock);
 	v = vtrans_mmio_reg_read(t, off);
 	pthread_mutex_unlock(&t->lock);
@@ -426,6 +432,17 @@ static void vtrans_mmio_write(void *opaque, uint64_t off, const void *data, uint
 		/* Reached only without ioeventfd: hand the kick to the event-loop thread. */
 		if (v < t->dev->n_queues)
 			vtrans_mmio_signal(&t->queues[v]);
+		return;
+	}
+	if (off == MMIO_INTERRUPT_ACK) {
+		/*
+		 * The guest's interrupt handler reads InterruptStatus and writes InterruptAck for
+		 * every used-buffer interrupt. Both are atomics, so they do not take the lock that
+		 * queue_notify holds for a whole batch (a tx batch writes every frame to the tap):
+		 * the vCPU would sit in the handler until the batch ends, and the guest could
+		 * neither free its sent buffers nor queue new ones meanwhile.
+		 */
+		atomic_fetch_and(&t->isr, ~v);
 		return;
 	}
 	pthread_mutex_lock(&t->lock);

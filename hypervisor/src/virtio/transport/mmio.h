@@ -30,7 +30,9 @@
  * read/write, activate, reset and queue_notify; so a device never sees reset or activate
  * while one of its queue_notify runs. The interrupt status, the needs-reset flag and the config
  * generation are atomics, because devices raise them from inside queue_notify (lock held) or
- * from their own backend callbacks (lock not held). The device's queue fields it does not set
+ * from their own backend callbacks (lock not held); InterruptStatus reads and InterruptAck
+ * writes do not take the mutex, so the guest's interrupt handler never waits for a
+ * queue_notify in progress (a whole tx batch). The device's queue fields it does not set
  * up (last_avail, used_idx, ...) belong to the device; the transport resets them only after
  * the device's reset op returned.
  */
