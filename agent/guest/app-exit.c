@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agent-proto.h"
@@ -16,88 +17,73 @@
 
 #define APPS_FILE_MAX (1024 * 1024)
 
-static const struct {
-	const char *name;
-	int sig;
-} app_exit_signals[] = {
-	{"HUP", SIGHUP},   {"INT", SIGINT},	  {"QUIT", SIGQUIT}, {"ILL", SIGILL},
-	{"TRAP", SIGTRAP}, {"ABRT", SIGABRT},	  {"BUS", SIGBUS},   {"FPE", SIGFPE},
-	{"KILL", SIGKILL}, {"USR1", SIGUSR1},	  {"SEGV", SIGSEGV}, {"USR2", SIGUSR2},
-	{"PIPE", SIGPIPE}, {"ALRM", SIGALRM},	  {"TERM", SIGTERM}, {"STKFLT", SIGSTKFLT},
-	{"CHLD", SIGCHLD}, {"CONT", SIGCONT},	  {"STOP", SIGSTOP}, {"TSTP", SIGTSTP},
-	{"TTIN", SIGTTIN}, {"TTOU", SIGTTOU},	  {"URG", SIGURG},   {"XCPU", SIGXCPU},
-	{"XFSZ", SIGXFSZ}, {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF}, {"WINCH", SIGWINCH},
-	{"IO", SIGIO},	   {"PWR", SIGPWR},	  {"SYS", SIGSYS},
-};
-
 /* A decimal number without sign, leading blanks or trailing junk, at most max. */
-static int app_exit_parse_uint(const char *s, long max, long *ret)
+static int app_exit_parse_uint(const char *s, size_t len, long max, long *ret)
 {
-	char *end;
-	long v;
+	long v = 0;
 
-	if (!s || s[0] < '0' || s[0] > '9')
+	if (len == 0 || len > 10)
 		return -EINVAL;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v > max)
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (v > max)
 		return -EINVAL;
 	*ret = v;
 	return 0;
 }
 
-int app_exit_signal_from_name(const char *name)
+/* The value of "key=" in the "Key=value" lines of text, or NULL; its length in *ret_len. */
+static const char *app_exit_show_value(const char *text, const char *key, size_t *ret_len)
 {
-	long v;
+	size_t klen = strlen(key);
 
-	if (!name)
-		return -EINVAL;
-	if (app_exit_parse_uint(name, SIGRTMAX, &v) == 0)
-		return v >= 1 ? (int) v : -EINVAL;
-	if (strncmp(name, "SIG", 3) == 0)
-		name += 3;
-	for (size_t i = 0; i < ARRAY_SIZE(app_exit_signals); i++)
-		if (strcmp(name, app_exit_signals[i].name) == 0)
-			return app_exit_signals[i].sig;
-	if (strcmp(name, "RTMIN") == 0)
-		return SIGRTMIN;
-	if (strcmp(name, "RTMAX") == 0)
-		return SIGRTMAX;
-	if (strncmp(name, "RTMIN+", 6) == 0 &&
-	    app_exit_parse_uint(name + 6, SIGRTMAX - SIGRTMIN, &v) == 0)
-		return SIGRTMIN + (int) v;
-	if (strncmp(name, "RTMAX-", 6) == 0 &&
-	    app_exit_parse_uint(name + 6, SIGRTMAX - SIGRTMIN, &v) == 0)
-		return SIGRTMAX - (int) v;
-	return -EINVAL;
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t) (nl - line) : strlen(line);
+
+		if (len > klen && strncmp(line, key, klen) == 0 && line[klen] == '=') {
+			*ret_len = len - klen - 1;
+			return line + klen + 1;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return NULL;
 }
 
-int app_exit_code_from_env(const char *exit_code, const char *exit_status,
-			   const char *service_result, int *ret_code)
+int app_exit_code_from_show(const char *text, int *ret_code)
 {
-	long v;
-	int sig;
+	const char *code_s, *status_s, *result;
+	size_t code_len, status_len, result_len;
+	long code, status;
 
-	assert_return(ret_code, -EINVAL);
-	if (!exit_code || exit_code[0] == '\0') {
-		if (!service_result || service_result[0] == '\0')
-			return -EINVAL;
-		*ret_code = strcmp(service_result, "success") == 0 ? 0 : 1;
-		return 0;
-	}
-	if (strcmp(exit_code, "exited") == 0) {
-		if (app_exit_parse_uint(exit_status, 255, &v) < 0)
-			return -EINVAL;
-		*ret_code = (int) v;
-		return 0;
-	}
-	if (strcmp(exit_code, "killed") != 0 && strcmp(exit_code, "dumped") != 0)
+	assert_return(text && ret_code, -EINVAL);
+	code_s = app_exit_show_value(text, "ExecMainCode", &code_len);
+	status_s = app_exit_show_value(text, "ExecMainStatus", &status_len);
+	result = app_exit_show_value(text, "Result", &result_len);
+	if (!code_s || !status_s || !result ||
+	    app_exit_parse_uint(code_s, code_len, CLD_DUMPED, &code) < 0 ||
+	    app_exit_parse_uint(status_s, status_len, 255, &status) < 0)
 		return -EINVAL;
-	sig = app_exit_signal_from_name(exit_status);
-	if (sig < 0)
-		return sig;
-	*ret_code = 128 + sig;
-	return 0;
+	switch (code) {
+	case 0:
+		/* The main process never ran (e.g. a failed pre-start handler). */
+		*ret_code = result_len == 7 && strncmp(result, "success", 7) == 0 ? 0 : 1;
+		return 0;
+	case CLD_EXITED:
+		*ret_code = (int) status;
+		return 0;
+	case CLD_KILLED:
+	case CLD_DUMPED:
+		if (status < 1 || status > SIGRTMAX)
+			return -EINVAL;
+		*ret_code = 128 + (int) status;
+		return 0;
+	default:
+		return -EINVAL;
+	}
 }
 
 static int app_exit_write_status(const char *dir, const char *app, int code)

@@ -2,8 +2,8 @@
 #pragma once
 
 /*
- * The logic of cc-app-exit (ExecStopPost of every app unit): record the app's exit code and
- * decide whether the pod ends now. Paths are parameters so that tests use a temp dir.
+ * The logic of cc-app-exit (ExecStop= of every app's cc-app-exit@<app>.service): record the app's
+ * exit code and decide whether the pod ends now. Paths are parameters so that tests use a temp dir.
  */
 
 #include <stdbool.h>
@@ -21,15 +21,13 @@ struct app_exit_paths {
 	}
 
 /*
- * The app's exit code from systemd's ExecStopPost environment: $EXIT_CODE (exited, killed,
- * dumped) and $EXIT_STATUS (a number for exited; a signal name such as "TERM", "SIGTERM",
- * "RTMIN+2" or a number otherwise), or, when the main process never ran (no $EXIT_CODE, e.g.
- * a failed pre-start), $SERVICE_RESULT: "success" is 0, anything else 1.
- * exited: the status (0..255); killed/dumped: 128 + the signal number.
- * -EINVAL for values systemd never produces.
+ * The app's exit code from `systemctl show --property=ExecMainCode,ExecMainStatus,Result
+ * <app>.service` ("Key=value" lines, any order): ExecMainCode 1 (exited) gives the status
+ * (0..255); 2 (killed) and 3 (dumped) give 128 + the signal number; 0 (the main process
+ * never ran, e.g. a failed pre-start handler) gives 0 when Result is "success", else 1.
+ * -EINVAL for anything else.
  */
-int app_exit_code_from_env(const char *exit_code, const char *exit_status,
-			   const char *service_result, int *ret_code);
+int app_exit_code_from_show(const char *text, int *ret_code);
 
 /*
  * Write status_dir/<app> = code (decimal, no newline, atomically: temporary file + rename),
@@ -39,6 +37,3 @@ int app_exit_code_from_env(const char *exit_code, const char *exit_status,
  * created pod_exit (the caller then reboots the guest).
  */
 int app_exit_record(const struct app_exit_paths *p, const char *app, int code, bool *ret_end);
-
-/* Signal number of a systemd signal name ("TERM", "SIGKILL", "RTMIN+3", "9"); -EINVAL. */
-int app_exit_signal_from_name(const char *name);

@@ -114,6 +114,16 @@ ssize_t loop_read(int fd, void *buf, size_t len)
 	return (ssize_t) done;
 }
 
+int write_string_file(const char *path, const char *s)
+{
+	_cleanup_close_ int fd = -1;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	return loop_write(fd, s, strlen(s));
+}
+
 int write_string_file_atomic(const char *path, const char *s, mode_t mode)
 {
 	_cleanup_free_ char *tmp = NULL;

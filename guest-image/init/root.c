@@ -208,7 +208,7 @@ int root_assemble(const struct root_layout *l, char **ret_root)
 	r = root_mount_shares(l, root);
 	if (r < 0)
 		return r;
-	r = users_sync(root);
+	r = users_append(root);
 	if (r < 0)
 		return r;
 

@@ -2,16 +2,15 @@
 #pragma once
 
 /*
- * Accounts for the apps' numeric users and groups. The pod layer's units say User=<uid>,
- * Group=<gid>, SupplementaryGroups=<gids>, and systemd (252) refuses to start a unit whose
- * numeric user or group has no entry in the guest's /etc/passwd or /etc/group ("Failed to
- * determine user credentials"). The ids are those of etc/cc/enter/<app> (agent/guest/
- * enter-config.h); each one the base image does not have gets an entry appended to the new
- * root's /etc/passwd ("cc-uid-<uid>:x:<uid>:<gid>::/:/usr/sbin/nologin") or /etc/group
- * ("cc-gid-<gid>:x:<gid>:"), in the tmpfs upper layer.
+ * The apps' users and groups in the guest's user database. The pod layer's units say
+ * User=<uid>, Group=<gid>, SupplementaryGroups=<gids>, and systemd (252) refuses to start a
+ * unit whose numeric user or group has no entry in /etc/passwd or /etc/group ("Failed to
+ * determine user credentials", 217/USER). The pod layer lists those entries in
+ * etc/cc/passwd and etc/cc/group (stage1/lib, named from the app's own image where it can);
+ * cc-init appends them to the new root's /etc/passwd and /etc/group, in the tmpfs upper
+ * layer, before systemd starts: no unit on the boot path, and nothing pod-specific to parse.
  */
 
-/* Add the missing entries under root (the assembled root, before the pivot). A root without
- * etc/cc/enter (no pod layer) is left alone. Returns the number of entries added or a
- * negative errno (logged). */
-int users_sync(const char *root);
+/* Append etc/cc/{passwd,group} under root to etc/{passwd,group}. A root without them (no pod
+ * layer, or a pod without apps) is left alone. 0 or a negative errno (logged). */
+int users_append(const char *root);

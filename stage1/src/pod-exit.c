@@ -68,6 +68,12 @@ void pod_exit_decide(int vmm_status, int pod_exit_code, struct pod_exit *ret)
 		return;
 	}
 	ret->code = POD_EXIT_NO_STATUS;
+	/*
+	 * cc-vmm's own failures (exit 1..127: no KVM, busy /dev/kvm, bad kernel, guest crash...)
+	 * come with cc-vmm's one-line reason on stderr already: one line per failure.
+	 */
+	if (WIFEXITED(vmm_status) && WEXITSTATUS(vmm_status) > 0 && WEXITSTATUS(vmm_status) < 128)
+		return;
 	ret->report = true;
 	(void) snprintf(ret->msg, sizeof(ret->msg), "the VM ended without a pod exit status (%s%s)",
 			what, pod_exit_code == -2 ? ", malformed " POD_EXIT_PATH : "");

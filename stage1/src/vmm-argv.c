@@ -104,6 +104,8 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 	add(&b, "--cpus");
 	add(&b, "%u", c->cpus);
 	add(&b, "--rng");
+	/* Free page reporting: memory the guest frees goes back to the host (docs/devices.md). */
+	add(&b, "--balloon");
 	add(&b, "--9p");
 	add(&b, "cc-layer:%s/" POD_LAYER_DIR ",ro", d);
 	add(&b, "--9p");

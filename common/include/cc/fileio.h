@@ -16,5 +16,8 @@ int loop_write(int fd, const void *buf, size_t len);
 /* read(2) until len bytes or EOF; returns the number of bytes read. */
 ssize_t loop_read(int fd, void *buf, size_t len);
 
+/* Write s to an existing file (sysfs, procfs): one write, no create, no truncate. */
+int write_string_file(const char *path, const char *s);
+
 /* Write s to path (created with mode, truncated), atomically through a temporary file. */
 int write_string_file_atomic(const char *path, const char *s, mode_t mode);

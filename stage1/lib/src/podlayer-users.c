@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The apps' ids for the guest's user database (see unit_users_service_format()). */
+/* The apps' ids for the guest's user database (etc/cc/passwd, etc/cc/group; cc-init appends them).
+ */
 #include <errno.h>
 #include <stdlib.h>
 

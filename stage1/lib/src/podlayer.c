@@ -50,8 +50,8 @@ static int write_pod_files(int layer_fd, int units_fd, const struct podlayer_par
 			   const struct dns_files *dns, struct guest_users *users,
 			   struct stage1_error *reterr)
 {
-	_cleanup_free_ char *target = NULL, *apps = NULL, *users_unit = NULL, *passwd = NULL,
-			    *group = NULL, *exit_unit = NULL, *started_unit = NULL;
+	_cleanup_free_ char *target = NULL, *apps = NULL, *passwd = NULL, *group = NULL,
+			    *exit_unit = NULL, *started_unit = NULL;
 	_cleanup_free_ char **names = NULL;
 	_cleanup_close_ int etc_fd = -1, cc_fd = -1;
 	struct strbuf b = {};
@@ -68,8 +68,6 @@ static int write_pod_files(int layer_fd, int units_fd, const struct podlayer_par
 	if (r < 0)
 		return r;
 	r = unit_pod_target_format(names, p->pod->n_apps, &target);
-	if (r >= 0)
-		r = unit_users_service_format(&users_unit);
 	if (r >= 0)
 		r = unit_app_exit_template_format(&exit_unit);
 	if (r >= 0)
@@ -93,11 +91,7 @@ static int write_pod_files(int layer_fd, int units_fd, const struct podlayer_par
 	if (r >= 0)
 		r = layer_write_file(cc_fd, "group", group, 0644);
 	if (r >= 0)
-		r = layer_write_file(units_fd, UNIT_USERS_SERVICE, users_unit, 0644);
-	if (r >= 0)
 		r = layer_write_file(units_fd, UNIT_APP_EXIT_TEMPLATE, exit_unit, 0644);
-	if (r >= 0)
-		r = layer_write_file(units_fd, UNIT_APP_FAILED_TEMPLATE, exit_unit, 0644);
 	if (r >= 0)
 		r = layer_write_file(units_fd, UNIT_APP_STARTED_SERVICE, started_unit, 0644);
 	if (r >= 0)

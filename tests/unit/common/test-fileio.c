@@ -25,6 +25,22 @@ START_TEST(test_read_full_file_reads_contents)
 }
 END_TEST
 
+START_TEST(test_write_string_file_needs_existing_file)
+{
+	_cleanup_free_ char *dir = cctest_mkdtemp(), *path = NULL, *buf = NULL;
+
+	ck_assert_int_ge(asprintf(&path, "%s/f", dir), 0);
+	/* Like a sysfs attribute: never created. */
+	ASSERT_ERRNO(write_string_file(path, "5"), ENOENT);
+	ASSERT_OK(write_string_file_atomic(path, "10\n", 0644));
+	ASSERT_OK(write_string_file(path, "5"));
+	ASSERT_OK(read_full_file(path, 100, &buf, NULL));
+	/* One write at offset 0, no truncation: what a sysfs attribute store sees. */
+	ck_assert_str_eq(buf, "50\n");
+	cctest_rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_read_full_file_rejects_oversized)
 {
 	_cleanup_free_ char *dir = cctest_mkdtemp(), *path = NULL, *buf = NULL;
@@ -70,6 +86,7 @@ int main(void)
 	TCase *tc = tcase_create("fileio");
 
 	tcase_add_test(tc, test_read_full_file_reads_contents);
+	tcase_add_test(tc, test_write_string_file_needs_existing_file);
 	tcase_add_test(tc, test_read_full_file_rejects_oversized);
 	tcase_add_test(tc, test_read_full_fd_caps_streams);
 	tcase_add_test(tc, test_log_returns_negative_errno);

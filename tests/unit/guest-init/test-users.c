@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cc-init's accounts for the apps' numeric users and groups (guest-image/init/users.c). */
+/* cc-init appends the pod layer's users and groups to the guest's database (init/users.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,49 +51,54 @@ static void teardown(void)
 	cctest_rm_rf(root);
 }
 
-START_TEST(test_users_added_once)
+START_TEST(test_users_appended)
 {
 	char p[1024];
 
 	snprintf(p, sizeof(p), "%s/etc/cc", root);
 	ck_assert_int_eq(mkdir(p, 0755), 0);
-	strcat(p, "/enter");
-	ck_assert_int_eq(mkdir(p, 0755), 0);
-	put("etc/passwd", "root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534::/:/x");
-	put("etc/group", "root:x:0:\nsudo:x:27:\n");
-	put("etc/cc/enter/web", "app=web\nuid=1000\ngid=1000\ngroups=27,1001\ncwd=/\n");
-	put("etc/cc/enter/db", "uid=0\ngid=0\ngroups=\n");
-	put("etc/cc/enter/nobody", "uid=65534\ngid=1001\n");
+	put("etc/passwd", "root:x:0:0:root:/root:/bin/bash\n");
+	put("etc/group", "root:x:0:\n");
+	put("etc/cc/passwd", "web:x:1000:50:rkt app web:/srv:/bin/sh\n");
+	put("etc/cc/group", "staff:x:50:\nrkt-gid-2000:x:2000:\n");
 
-	ck_assert_int_eq(users_sync(root), 3);
-	ck_assert_str_eq(get("etc/passwd"),
-			 "root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534::/:/x\n"
-			 "cc-uid-1000:x:1000:1000::/:/usr/sbin/nologin\n");
-	ck_assert_str_eq(get("etc/group"), "root:x:0:\nsudo:x:27:\ncc-gid-1000:x:1000:\n"
-					   "cc-gid-1001:x:1001:\n");
-	/* A second run (or a pod with nothing new) adds nothing. */
-	ck_assert_int_eq(users_sync(root), 0);
+	ASSERT_OK(users_append(root));
+	ck_assert_str_eq(get("etc/passwd"), "root:x:0:0:root:/root:/bin/bash\n"
+					    "web:x:1000:50:rkt app web:/srv:/bin/sh\n");
+	ck_assert_str_eq(get("etc/group"), "root:x:0:\nstaff:x:50:\nrkt-gid-2000:x:2000:\n");
 }
 END_TEST
 
 START_TEST(test_users_without_pod_layer)
 {
 	put("etc/passwd", "root:x:0:0::/:/bin/sh\n");
-	ck_assert_int_eq(users_sync(root), 0);
+	ASSERT_OK(users_append(root));
 	ck_assert_str_eq(get("etc/passwd"), "root:x:0:0::/:/bin/sh\n");
 }
 END_TEST
 
-START_TEST(test_users_bad_enter_file)
+START_TEST(test_users_malformed_list)
 {
 	char p[1024];
 
 	snprintf(p, sizeof(p), "%s/etc/cc", root);
 	ck_assert_int_eq(mkdir(p, 0755), 0);
-	strcat(p, "/enter");
+	put("etc/passwd", "root:x:0:0::/:/bin/sh\n");
+	/* A list that does not end with a newline would glue its last entry to the next. */
+	put("etc/cc/passwd", "web:x:1000:50::/:/bin/sh");
+	ASSERT_ERRNO(users_append(root), EBADMSG);
+	ck_assert_str_eq(get("etc/passwd"), "root:x:0:0::/:/bin/sh\n");
+}
+END_TEST
+
+START_TEST(test_users_missing_database)
+{
+	char p[1024];
+
+	snprintf(p, sizeof(p), "%s/etc/cc", root);
 	ck_assert_int_eq(mkdir(p, 0755), 0);
-	put("etc/cc/enter/web", "uid=abc\ngid=0\n");
-	ASSERT_ERRNO(users_sync(root), EBADMSG);
+	put("etc/cc/group", "staff:x:50:\n");
+	ASSERT_ERRNO(users_append(root), ENOENT);
 }
 END_TEST
 
@@ -104,9 +109,10 @@ static Suite *users_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 10);
-	tcase_add_test(tc, test_users_added_once);
+	tcase_add_test(tc, test_users_appended);
 	tcase_add_test(tc, test_users_without_pod_layer);
-	tcase_add_test(tc, test_users_bad_enter_file);
+	tcase_add_test(tc, test_users_malformed_list);
+	tcase_add_test(tc, test_users_missing_database);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -17,7 +17,7 @@ cc_add_check_test(NAME test-guest-root LABEL unit
 cc_add_check_test(NAME test-guest-cmdline-mount LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-cmdline-mount.c
   LIBS ccguest)
-# Accounts for the apps' numeric users and groups, added by cc-init.
+# The pod layer's users and groups, appended to the guest's database by cc-init.
 cc_add_check_test(NAME test-guest-users LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-users.c
   LIBS ccguestroot)

@@ -61,11 +61,12 @@ START_TEST(test_decision_table)
 		/* cc-vmm's clean stop on a (forwarded) SIGTERM or SIGINT. */
 		{EXITED(143), -1, 143, 143, false, false, NULL},
 		{EXITED(130), -1, 130, 130, false, false, NULL},
-		/* No pod status: 1 and a message, statuses left absent. */
+		/* No pod status: 1 and a message (unless cc-vmm gave one), statuses left absent. */
 		{EXITED(0), -1, 1, -1, true, false,
 		 "the VM ended without a pod exit status (cc-vmm exit 0)"},
-		{EXITED(4), -1, 1, -1, true, false,
-		 "the VM ended without a pod exit status (cc-vmm exit 4)"},
+		/* cc-vmm failed and said why itself: 1, no second line. */
+		{EXITED(4), -1, 1, -1, false, false, NULL},
+		{EXITED(6), -1, 1, -1, false, false, NULL},
 		{EXITED(129), -1, 1, -1, true, false,
 		 "the VM ended without a pod exit status (cc-vmm exit 129)"},
 		{EXITED(0), -2, 1, -1, true, false,

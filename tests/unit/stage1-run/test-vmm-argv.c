@@ -48,6 +48,7 @@ START_TEST(test_quiet)
 		"--cpus",
 		"2",
 		"--rng",
+		"--balloon",
 		"--9p",
 		"cc-layer:/p/cc/layer,ro",
 		"--9p",

@@ -314,7 +314,7 @@ START_TEST(test_units_pass_systemd_analyze_verify)
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = load_pod("pod-rich.json");
 	static const char *const bins[] = {
 		"usr/local/bin/prep", "usr/bin/web server",	"bin/cleanup", "bin/side",
-		"usr/sbin/cc-marker", "usr/lib/cc/cc-app-exit", "bin/sh"};
+		"usr/sbin/cc-marker", "usr/lib/cc/cc-app-exit", "bin/sh",      "bin/true"};
 	static const char *const roots[] = {"va", "va/opt/stage2/web/rootfs",
 					    "va/opt/stage2/side/rootfs"};
 	struct stage1_warnings w = {};
@@ -348,7 +348,7 @@ START_TEST(test_units_pass_systemd_analyze_verify)
 		 "cd '%s' && cp -a layer/etc va/ && systemd-analyze verify --root='%sva' "
 		 "'%sva/etc/systemd/system/web.service' '%sva/etc/systemd/system/side.service' "
 		 "'%sva/etc/systemd/system/cc-pod.target' "
-		 "'%sva/etc/systemd/system/cc-users.service' "
+		 "'%sva/etc/systemd/system/cc-app-exit@web.service' "
 		 "'%sva/etc/systemd/system/cc-app-started.service' >verify.out 2>&1",
 		 path, path, path, path, path, path, path);
 	r = system(cmd);

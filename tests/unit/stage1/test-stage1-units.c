@@ -151,10 +151,10 @@ START_TEST(test_app_unit_minimal)
 			       "[Unit]\n"
 			       "Description=rkt app a\n"
 			       "DefaultDependencies=no\n"
-			       "Wants=cc-users.service systemd-journald.socket\n"
-			       "After=cc-users.service systemd-journald.socket\n"
-			       "OnSuccess=cc-app-exit@a.service\n"
-			       "OnFailure=cc-app-failed@a.service\n"
+			       "Wants=cc-app-exit@a.service systemd-journald.socket\n"
+			       "After=systemd-journald.socket\n"
+			       "Conflicts=shutdown.target\n"
+			       "Before=shutdown.target\n"
 			       "\n"
 			       "[Service]\n"
 			       "Type=simple\n"
@@ -246,10 +246,9 @@ START_TEST(test_pod_target)
 			       "ExecStart=/usr/sbin/cc-marker app-started\n"));
 	free(TAKE_PTR(text));
 	ASSERT_OK(unit_app_exit_template_format(&text));
-	ck_assert(strstr(
-		text, "ExecStart=/usr/bin/env \"EXIT_CODE=${MONITOR_EXIT_CODE}\" "
-		      "\"EXIT_STATUS=${MONITOR_EXIT_STATUS}\" "
-		      "\"SERVICE_RESULT=${MONITOR_SERVICE_RESULT}\" /usr/lib/cc/cc-app-exit %i\n"));
+	ck_assert(strstr(text, "BindsTo=%i.service\nBefore=%i.service\n"));
+	ck_assert(strstr(text, "RemainAfterExit=yes\nExecStart=/bin/true\n"
+			       "ExecStop=/usr/lib/cc/cc-app-exit %i\n"));
 	free(TAKE_PTR(text));
 	names[1] = (char *) "x/../y";
 	ASSERT_ERRNO(unit_pod_target_format(names, 2, &text), EINVAL);

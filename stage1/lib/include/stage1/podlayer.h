@@ -9,12 +9,12 @@
  *   etc/systemd/system/<app>.service    one per app
  *   etc/systemd/system/cc-pod.target    Wants= every app, cc-app-started and cc-agent
  *   etc/systemd/system/cc-app-started.service   the app-started marker, after every app
- *   etc/systemd/system/cc-app-exit@.service, cc-app-failed@.service
- *                                       cc-app-exit <app>, by the app's OnSuccess=/OnFailure=
+ *   etc/systemd/system/cc-app-exit@.service   records app <app>'s end (unit.h)
  *   etc/systemd/system/default.target   symlink -> cc-pod.target
- *   etc/systemd/system/cc-users.service adds etc/cc/{passwd,group} to the guest's database
  *   etc/cc/apps                         app names, one per line, manifest order
- *   etc/cc/passwd, etc/cc/group         one line per distinct app uid / gid (supplementary
+ *   etc/cc/passwd, etc/cc/group         appended to the guest's /etc/passwd and /etc/group by
+ *                                       cc-init (systemd refuses unknown numeric ids):
+ *                                       one line per distinct app uid / gid (supplementary
  *                                       gids included): the image's name, home and shell
  *                                       for the id when it has sane ones, else rkt-uid-<N>,
  *                                       rkt-gid-<N>, "/" and /bin/sh

@@ -19,10 +19,8 @@
 
 #define UNIT_POD_TARGET		 "cc-pod.target"
 #define UNIT_AGENT_SERVICE	 "cc-agent.service"
-#define UNIT_USERS_SERVICE	 "cc-users.service"
 #define UNIT_APP_STARTED_SERVICE "cc-app-started.service"
 #define UNIT_APP_EXIT_TEMPLATE	 "cc-app-exit@.service"
-#define UNIT_APP_FAILED_TEMPLATE "cc-app-failed@.service"
 #define UNIT_MARKER_COMMAND	 "/usr/sbin/cc-marker app-started"
 #define UNIT_APP_EXIT_PATH	 "/usr/lib/cc/cc-app-exit"
 #define UNIT_STOP_TIMEOUT_S	 10
@@ -61,20 +59,13 @@ int unit_exec_format(const char *prefix, const struct unit_exec *e, char **ret,
 /* The <name>.service text. -EINVAL (with a message) for anything systemd would reject. */
 int unit_app_format(const struct unit_app *a, char **ret, struct stage1_error *reterr);
 /*
- * cc-users.service: appends the pod layer's etc/cc/passwd and etc/cc/group to the guest's
- * /etc/passwd and /etc/group before the apps start (every app unit Wants= and is After= it):
- * systemd 252 fails a unit whose numeric User=/Group=/SupplementaryGroups= are not in the
- * user database (217/USER), and the guest's database knows only its own system users.
- */
-int unit_users_service_format(char **ret);
-/*
- * cc-app-exit@.service and cc-app-failed@.service (the same text): run UNIT_APP_EXIT_PATH
- * <app> with $EXIT_CODE, $EXIT_STATUS and $SERVICE_RESULT taken from systemd's $MONITOR_*
- * variables; every app unit has OnSuccess=cc-app-exit@<app>.service and
- * OnFailure=cc-app-failed@<app>.service. Two names because systemd 252 passes no $MONITOR_*
- * to a unit that is both the OnSuccess= and the OnFailure= of the app (two triggers). Not an
- * ExecStopPost=+ of the app unit: with RootDirectory= even "+" commands run inside the app's
- * rootfs in systemd 252.
+ * cc-app-exit@.service: every app unit Wants= cc-app-exit@<app>.service, which is BindsTo= and
+ * Before= the app: systemd stops it once the app has ended (on its own, through `stop`, or
+ * when the guest shuts down: both Conflicts=shutdown.target), and its ExecStop= runs
+ * UNIT_APP_EXIT_PATH <app>, which asks systemd how the app ended, writes /rkt/status/<app>
+ * and ends the pod when due. Not an ExecStopPost=+ of the app unit: with RootDirectory= even
+ * "+" commands run inside the app's rootfs in systemd 252; not OnSuccess=/OnFailure=: those
+ * are not started during shutdown, so apps still running when the pod ends kept no status.
  */
 int unit_app_exit_template_format(char **ret);
 /* cc-app-started.service: UNIT_MARKER_COMMAND, After= every app unit. */
