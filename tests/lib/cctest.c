@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cctest.h"
@@ -52,4 +54,22 @@ int cctest_run_suite(Suite *s)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+void cctest_require_privileged(int ns_flags)
+{
+	pid_t pid;
+	int st;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "skipped: needs root\n");
+		exit(77);
+	}
+	pid = fork();
+	if (pid == 0)
+		_exit(unshare(ns_flags) == 0 ? 0 : 1);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "skipped: cannot create namespaces (unshare 0x%x)\n", ns_flags);
+		exit(77);
+	}
 }

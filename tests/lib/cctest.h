@@ -27,5 +27,11 @@ const char *cctest_build_dir(void);
 char *cctest_mkdtemp(void);
 int cctest_rm_rf(const char *path);
 
+/*
+ * For suites that need root and new namespaces (CLONE_NEW* flags): exits 77 (skipped), with
+ * the reason on stderr, when this process is not root or cannot create them.
+ */
+void cctest_require_privileged(int ns_flags);
+
 /* Run a suite with the Check runner; returns the process exit code. */
 int cctest_run_suite(Suite *s);

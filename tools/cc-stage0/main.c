@@ -55,20 +55,6 @@ static int insecure_parse(struct stage0_ctx *ctx, const char *list)
 	return 0;
 }
 
-/* --flag=value or --flag value; advances *i past the value. NULL if argv[*i] is not flag. */
-static const char *flag_value(int argc, char **argv, int *i, const char *flag)
-{
-	size_t l = strlen(flag);
-
-	if (strncmp(argv[*i], flag, l) != 0)
-		return NULL;
-	if (argv[*i][l] == '=')
-		return argv[*i] + l + 1;
-	if (argv[*i][l] == '\0' && *i + 1 < argc)
-		return argv[++*i];
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
 	struct stage0_ctx ctx = {
@@ -93,11 +79,11 @@ int main(int argc, char **argv)
 		} else if (streq(argv[i], "--debug")) {
 			ctx.debug = true;
 			log_set_max_level(LOG_INFO);
-		} else if ((v = flag_value(argc, argv, &i, "--dir"))) {
+		} else if ((v = stage0_flag_value(argc, argv, &i, "--dir"))) {
 			ctx.dir = v;
-		} else if ((v = flag_value(argc, argv, &i, "--local-config"))) {
+		} else if ((v = stage0_flag_value(argc, argv, &i, "--local-config"))) {
 			ctx.local_config = v;
-		} else if ((v = flag_value(argc, argv, &i, "--insecure-options"))) {
+		} else if ((v = stage0_flag_value(argc, argv, &i, "--insecure-options"))) {
 			if (insecure_parse(&ctx, v) < 0) {
 				log_error("--insecure-options=%s: unknown option", v);
 				return 2;

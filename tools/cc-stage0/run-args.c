@@ -25,8 +25,7 @@ void strv_done(struct strv *s)
 	*s = (struct strv){};
 }
 
-/* --flag=value or --flag value. NULL if argv[*i] is not that flag. */
-static const char *value_of(int argc, char **argv, int *i, const char *flag)
+const char *stage0_flag_value(int argc, char **argv, int *i, const char *flag)
 {
 	size_t l = strlen(flag);
 
@@ -54,15 +53,15 @@ static int app_flags_parse(struct stage0_app *a, int argc, char **argv, int i)
 			}
 			continue; /* skips the "---" */
 		}
-		if ((v = value_of(argc, argv, &i, "--name")))
+		if ((v = stage0_flag_value(argc, argv, &i, "--name")))
 			a->name = v;
-		else if ((v = value_of(argc, argv, &i, "--exec")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--exec")))
 			a->exec = v;
-		else if ((v = value_of(argc, argv, &i, "--user")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--user")))
 			a->user = v;
-		else if ((v = value_of(argc, argv, &i, "--group")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--group")))
 			a->group = v;
-		else if ((v = value_of(argc, argv, &i, "--set-env"))) {
+		else if ((v = stage0_flag_value(argc, argv, &i, "--set-env"))) {
 			if (!strchr(v, '='))
 				return log_error_errno(EINVAL, "--set-env=%s: expected NAME=VALUE",
 						       v);
@@ -89,31 +88,31 @@ int run_opts_parse(struct run_opts *o, int argc, char **argv)
 			o->interactive = true;
 		else if (streq(argv[i], "--no-overlay"))
 			o->no_overlay = true;
-		else if ((v = value_of(argc, argv, &i, "--stage1")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--stage1")))
 			o->stage1 = v;
 		else if (streq(argv[i], "--net"))
 			o->net = "default"; /* rkt: --net without a value is the default network */
-		else if ((v = value_of(argc, argv, &i, "--net")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--net")))
 			o->net = v;
-		else if ((v = value_of(argc, argv, &i, "--hostname")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--hostname")))
 			o->hostname = v;
-		else if ((v = value_of(argc, argv, &i, "--ipc")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--ipc")))
 			o->ipc = v;
-		else if ((v = value_of(argc, argv, &i, "--pod-manifest")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--pod-manifest")))
 			o->pod_manifest = v;
-		else if ((v = value_of(argc, argv, &i, "--uuid-file-save")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--uuid-file-save")))
 			o->uuid_file = v;
-		else if ((v = value_of(argc, argv, &i, "--dns-domain")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--dns-domain")))
 			o->dns_domain = v;
-		else if ((v = value_of(argc, argv, &i, "--dns-search")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--dns-search")))
 			list = &o->dns_search;
-		else if ((v = value_of(argc, argv, &i, "--dns-opt")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--dns-opt")))
 			list = &o->dns_opt;
-		else if ((v = value_of(argc, argv, &i, "--dns")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--dns")))
 			list = &o->dns;
-		else if ((v = value_of(argc, argv, &i, "--hosts-entry")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--hosts-entry")))
 			list = &o->hosts_entries;
-		else if ((v = value_of(argc, argv, &i, "--volume")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--volume")))
 			list = &o->volumes;
 		else
 			return log_error_errno(EINVAL, "unknown run flag %s (see --help)", argv[i]);

@@ -60,6 +60,8 @@ struct run_opts {
 
 /* run-args.c */
 int run_opts_parse(struct run_opts *o, int argc, char **argv);
+/* --flag=value or --flag value (then *i moves past the value); NULL if argv[*i] is not flag. */
+const char *stage0_flag_value(int argc, char **argv, int *i, const char *flag);
 void run_opts_done(struct run_opts *o);
 
 /* spawn.c: fork+exec argv (PATH lookup), wait; returns the exit status (>= 0) or -errno. */

@@ -22,20 +22,8 @@
 void net_env_require(void)
 {
 	static const char *const plugins[] = {"ptp", "bridge", "host-local"};
-	pid_t pid;
-	int st;
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "skipped: needs root\n");
-		exit(77);
-	}
-	pid = fork();
-	if (pid == 0)
-		_exit(unshare(CLONE_NEWNET | CLONE_NEWNS) == 0 ? 0 : 1);
-	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "skipped: cannot create network and mount namespaces\n");
-		exit(77);
-	}
+	cctest_require_privileged(CLONE_NEWNET | CLONE_NEWNS);
 	if (access("/dev/net/tun", R_OK | W_OK) < 0) {
 		fprintf(stderr, "skipped: no /dev/net/tun\n");
 		exit(77);

@@ -20,7 +20,6 @@
 #include "cc/cleanup.h"
 #include "cctest.h"
 #include "pod-resources.h"
-#include "privileged.h"
 
 static void tap_create(const char *name)
 {
@@ -109,6 +108,6 @@ static Suite *suite(void)
 
 int main(void)
 {
-	privileged_require(CLONE_NEWNS | CLONE_NEWNET);
+	cctest_require_privileged(CLONE_NEWNS | CLONE_NEWNET);
 	return cctest_run_suite(suite());
 }

@@ -19,7 +19,6 @@
 #include "cc/fileio.h"
 #include "cctest.h"
 #include "manifest/pod-manifest.h"
-#include "privileged.h"
 #include "volume-mount.h"
 #include "volume-plan.h"
 
@@ -265,6 +264,6 @@ static Suite *suite(void)
 
 int main(void)
 {
-	privileged_require(CLONE_NEWNS);
+	cctest_require_privileged(CLONE_NEWNS);
 	return cctest_run_suite(suite());
 }
