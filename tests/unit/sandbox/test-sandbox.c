@@ -60,6 +60,18 @@ static int run_filtered(enum sandbox_thread kind, enum sandbox_action action, ch
 #define ASSERT_SIGSYS(st)                                                            \
 	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS, "wait status 0x%x", \
 		      (unsigned) (st))
+/*
+ * Sanitizer runtimes make syscalls of their own (interceptors) that no VMM table allows, which
+ * is why cc-vmm logs instead of killing in sanitizer builds (core/vm.c). There the probes of
+ * what a table allows run in log mode; the normal build runs them in kill mode. The probes
+ * of what a table forbids keep kill mode everywhere.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define ALLOWED_PROBE_ACTION SANDBOX_ACTION_LOG
+#else
+#define ALLOWED_PROBE_ACTION SANDBOX_ACTION_KILL
+#endif
+
 #define ASSERT_EXIT0(st) \
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "wait status 0x%x", (unsigned) (st))
 
@@ -261,23 +273,23 @@ START_TEST(test_filter_vmm)
 {
 	ASSERT_SIGSYS(run_filtered(SANDBOX_THREAD_VMM, SANDBOX_ACTION_KILL, call_getppid));
 	ASSERT_SIGSYS(run_filtered(SANDBOX_THREAD_VMM, SANDBOX_ACTION_KILL, call_kvm_run));
-	ASSERT_EXIT0(run_filtered(SANDBOX_THREAD_VMM, SANDBOX_ACTION_KILL, call_blkdiscard));
-	ASSERT_EXIT0(run_filtered(SANDBOX_THREAD_VMM, SANDBOX_ACTION_KILL, call_socket_unix));
+	ASSERT_EXIT0(run_filtered(SANDBOX_THREAD_VMM, ALLOWED_PROBE_ACTION, call_blkdiscard));
+	ASSERT_EXIT0(run_filtered(SANDBOX_THREAD_VMM, ALLOWED_PROBE_ACTION, call_socket_unix));
 	ASSERT_SIGSYS(run_filtered(SANDBOX_THREAD_VMM, SANDBOX_ACTION_KILL, call_socket_inet));
-	ASSERT_EXIT0(run_filtered(SANDBOX_THREAD_VMM, SANDBOX_ACTION_KILL, call_mmap_rw));
+	ASSERT_EXIT0(run_filtered(SANDBOX_THREAD_VMM, ALLOWED_PROBE_ACTION, call_mmap_rw));
 	ASSERT_SIGSYS(run_filtered(SANDBOX_THREAD_VMM, SANDBOX_ACTION_KILL, call_mmap_exec));
 	ASSERT_SIGSYS(run_filtered(SANDBOX_THREAD_VMM, SANDBOX_ACTION_KILL, call_tgkill_other));
-	ASSERT_EXIT0(run_filtered(SANDBOX_THREAD_VMM, SANDBOX_ACTION_KILL, call_tgkill_self));
+	ASSERT_EXIT0(run_filtered(SANDBOX_THREAD_VMM, ALLOWED_PROBE_ACTION, call_tgkill_self));
 }
 END_TEST
 
 START_TEST(test_filter_vcpu)
 {
 	ASSERT_SIGSYS(run_filtered(SANDBOX_THREAD_VCPU, SANDBOX_ACTION_KILL, call_getppid));
-	ASSERT_EXIT0(run_filtered(SANDBOX_THREAD_VCPU, SANDBOX_ACTION_KILL, call_kvm_run));
+	ASSERT_EXIT0(run_filtered(SANDBOX_THREAD_VCPU, ALLOWED_PROBE_ACTION, call_kvm_run));
 	ASSERT_SIGSYS(run_filtered(SANDBOX_THREAD_VCPU, SANDBOX_ACTION_KILL, call_blkdiscard));
 	ASSERT_SIGSYS(run_filtered(SANDBOX_THREAD_VCPU, SANDBOX_ACTION_KILL, call_socket_unix));
-	ASSERT_EXIT0(run_filtered(SANDBOX_THREAD_VCPU, SANDBOX_ACTION_KILL, call_mmap_rw));
+	ASSERT_EXIT0(run_filtered(SANDBOX_THREAD_VCPU, ALLOWED_PROBE_ACTION, call_mmap_rw));
 	ASSERT_SIGSYS(run_filtered(SANDBOX_THREAD_VCPU, SANDBOX_ACTION_KILL, call_mmap_exec));
 }
 END_TEST
@@ -320,8 +332,8 @@ START_TEST(test_selftest_variable)
 	ASSERT_SIGSYS(run_selftest("vcpu", SANDBOX_THREAD_VCPU, SANDBOX_ACTION_KILL));
 	ASSERT_SIGSYS(run_selftest("vmm", SANDBOX_THREAD_VMM, SANDBOX_ACTION_KILL));
 	/* another kind's selftest does not fire here */
-	ASSERT_EXIT0(run_selftest("vmm", SANDBOX_THREAD_VCPU, SANDBOX_ACTION_KILL));
-	ASSERT_EXIT0(run_selftest("", SANDBOX_THREAD_VMM, SANDBOX_ACTION_KILL));
+	ASSERT_EXIT0(run_selftest("vmm", SANDBOX_THREAD_VCPU, ALLOWED_PROBE_ACTION));
+	ASSERT_EXIT0(run_selftest("", SANDBOX_THREAD_VMM, ALLOWED_PROBE_ACTION));
 	ASSERT_EXIT0(run_selftest("vcpu", SANDBOX_THREAD_VCPU, SANDBOX_ACTION_LOG));
 	{
 		int st = run_selftest("bogus", SANDBOX_THREAD_VCPU, SANDBOX_ACTION_KILL);
