@@ -150,6 +150,8 @@ static void v9p_free(struct vdev *dev)
 
 static const struct vdev_ops v9p_ops = {
 	.device_id = VIRTIO_ID_9P,
+	/* One request per chain, no buffers posted ahead: 128 requests in flight. */
+	.queue_max = 128,
 	.get_features = v9p_get_features,
 	.config_read = v9p_config_read,
 	.config_write = v9p_config_write,

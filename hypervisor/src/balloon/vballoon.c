@@ -178,6 +178,7 @@ static void vballoon_free(struct vdev *dev)
 
 static const struct vdev_ops vballoon_ops = {
 	.device_id = VIRTIO_ID_BALLOON,
+	.queue_max = 128,
 	.get_features = vballoon_get_features,
 	.config_read = vballoon_config_read,
 	.config_write = vballoon_config_write,

@@ -108,6 +108,7 @@ static void vblk_free(struct vdev *dev)
 
 static const struct vdev_ops vblk_ops = {
 	.device_id = VIRTIO_ID_BLOCK,
+	.queue_max = 256,
 	.get_features = vblk_get_features,
 	.config_read = vblk_config_read,
 	.config_write = vblk_config_write,

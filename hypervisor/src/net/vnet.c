@@ -224,6 +224,8 @@ static void vnet_free(struct vdev *dev)
 
 static const struct vdev_ops vnet_ops = {
 	.device_id = VIRTIO_ID_NET,
+	/* 256 rx buffers (the guest posts one per entry): Firecracker's size, line rate here. */
+	.queue_max = 256,
 	.get_features = vnet_get_features,
 	.config_read = vnet_config_read,
 	.config_write = vnet_config_write,

@@ -108,6 +108,7 @@ static void vrng_free(struct vdev *dev)
 
 static const struct vdev_ops vrng_ops = {
 	.device_id = VIRTIO_ID_RNG,
+	.queue_max = 64,
 	.get_features = vrng_get_features,
 	.config_read = vrng_config_read,
 	.config_write = vrng_config_write,

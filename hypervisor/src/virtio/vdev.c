@@ -21,3 +21,10 @@ void vdev_fail(struct vdev *dev)
 	if (dev && dev->transport.needs_reset)
 		dev->transport.needs_reset(dev->transport.opaque);
 }
+
+uint16_t vdev_queue_max(const struct vdev *dev)
+{
+	uint16_t m = dev->ops->queue_max;
+
+	return m && m <= VIRTQ_MAX_SIZE ? m : VIRTQ_MAX_SIZE;
+}

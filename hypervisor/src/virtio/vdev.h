@@ -34,6 +34,13 @@ enum {
 
 struct vdev_ops {
 	uint32_t device_id;
+	/*
+	 * Largest queue size the device offers (QueueNumMax), a power of two up to
+	 * VIRTQ_MAX_SIZE; 0 means VIRTQ_MAX_SIZE. Linux drivers take the offered size as it is,
+	 * and some fill every entry with a buffer from guest RAM at probe time (console and
+	 * vsock: one page per entry), so this is a memory cost per VM (docs/devices.md).
+	 */
+	uint16_t queue_max;
 	/* Device-specific feature bits (the transport adds VERSION_1, EVENT_IDX, INDIRECT_DESC). */
 	uint64_t (*get_features)(struct vdev *dev);
 	/* Device config space, bounds-checked against config_size by the transport. */
@@ -72,5 +79,7 @@ struct vdev {
  * queue is broken (see struct virtq), the device is failed with vdev_fail() instead.
  */
 void vdev_queue_done(struct vdev *dev, unsigned q);
+/* The queue size the device offers: ops->queue_max, or VIRTQ_MAX_SIZE when unset. */
+uint16_t vdev_queue_max(const struct vdev *dev);
 /* The driver broke the device: ask the transport to set DEVICE_NEEDS_RESET and tell it. */
 void vdev_fail(struct vdev *dev);

@@ -104,6 +104,18 @@ static const struct vdev_ops fake_dev_ops = {
 	.reset = fake_dev_reset,
 };
 
+/* The same device, offering queues of at most 64 entries. */
+static const struct vdev_ops fake_small_ops = {
+	.device_id = 42,
+	.queue_max = 64,
+	.get_features = fake_dev_features,
+	.config_read = fake_dev_config_read,
+	.config_write = fake_dev_config_write,
+	.activate = fake_dev_activate,
+	.queue_notify = fake_dev_notify,
+	.reset = fake_dev_reset,
+};
+
 static struct vtest_guest g;
 static struct vtest_irq irq;
 static struct fake_dev fdev;
@@ -405,6 +417,25 @@ START_TEST(test_mmio_refuses_bad_queues)
 }
 END_TEST
 
+START_TEST(test_mmio_queue_size_follows_the_device)
+{
+	fdev.dev.ops = &fake_small_ops;
+	negotiate(0);
+	wr(0x030, 1);
+	ck_assert_uint_eq(rd(0x034), 64);
+	/* A size above what the device offers is refused at QueueReady. */
+	setup_queue(1, 128);
+	ck_assert_uint_eq(rd(0x044), 0);
+	ck_assert(!fdev.queues[1].ready);
+	ck_assert_uint_ne(rd(0x070) & NEEDS_RESET, 0);
+	wr(0x070, 0);
+	negotiate(0);
+	setup_queue(1, 64);
+	ck_assert_uint_eq(rd(0x044), 1);
+	ck_assert_uint_eq(fdev.queues[1].num, 64);
+}
+END_TEST
+
 START_TEST(test_mmio_activate_and_reset)
 {
 	negotiate(1u << 29);
@@ -617,6 +648,7 @@ int main(void)
 	tcase_add_test(tc, test_mmio_status_transitions_in_order);
 	tcase_add_test(tc, test_mmio_queue_setup_and_validation);
 	tcase_add_test(tc, test_mmio_refuses_bad_queues);
+	tcase_add_test(tc, test_mmio_queue_size_follows_the_device);
 	tcase_add_test(tc, test_mmio_activate_and_reset);
 	tcase_add_test(tc, test_mmio_failed_activation_needs_reset);
 	tcase_add_test(tc, test_mmio_queue_notify_runs_on_event_loop);
