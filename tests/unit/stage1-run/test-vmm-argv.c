@@ -60,7 +60,8 @@ START_TEST(test_quiet)
 		"--cmdline",
 		"console=hvc0 root=/dev/pmem0 rootflags=dax ro init=/sbin/cc-init cc.pod=cc-layer "
 		"cc.mount=cc-stage2:/opt/stage2 cc.mount=cc-rkt:/rkt reboot=k rootwait "
-		"systemd.machine_id=" MID " quiet loglevel=1 systemd.show_status=false "
+		"cgroup.memory=nokmem noreplace-smp systemd.machine_id=" MID
+		" quiet loglevel=1 systemd.show_status=false "
 		"systemd.log_level=warning",
 	};
 
