@@ -17,6 +17,7 @@
  *   stat=PATH                                  print mode, uid and gid
  *   wait=PATH                                  wait up to 60 s for PATH to exist
  *   syscall=NAME                               call uname, getppid, sync or umask: ok or errno
+ *   serve=PORT[:N]  connect=IP:PORT            TCP server and client (cc-testapp-tcp.c)
  *
  * A failed step prints its errno name (e.g. "write /ro/x errno=EROFS") and goes on.
  */
@@ -33,13 +34,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cc-testapp.h"
+
 extern char **environ;
 
-static const char *app_name = "-";
+const char *testapp_name = "-";
 static int sigterm_code = -1;
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
+void testapp_say(const char *fmt, ...)
 {
 	char line[4096];
 	va_list ap;
@@ -47,11 +49,11 @@ static void say(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	printf("cc-test[%s] %s\n", app_name, line);
+	printf("cc-test[%s] %s\n", testapp_name, line);
 	fflush(stdout);
 }
 
-static const char *err_name(int e)
+const char *testapp_errno_name(int e)
 {
 	const char *n = strerrorname_np(e);
 
@@ -65,7 +67,7 @@ static void on_sigterm(int sig)
 	int l;
 
 	(void) sig;
-	l = snprintf(line, sizeof(line), "cc-test[%s] %s", app_name, msg);
+	l = snprintf(line, sizeof(line), "cc-test[%s] %s", testapp_name, msg);
 	if (l > 0)
 		(void) !write(STDOUT_FILENO, line, (size_t) l);
 	_exit(sigterm_code);
@@ -82,7 +84,7 @@ static void step_id(void)
 
 		snprintf(list + l, sizeof(list) - l, "%s%u", i ? "," : "", (unsigned) groups[i]);
 	}
-	say("uid=%u gid=%u groups=%s", (unsigned) getuid(), (unsigned) getgid(), list);
+	testapp_say("uid=%u gid=%u groups=%s", (unsigned) getuid(), (unsigned) getgid(), list);
 }
 
 static void step_cwd(void)
@@ -90,9 +92,9 @@ static void step_cwd(void)
 	char buf[4096];
 
 	if (getcwd(buf, sizeof(buf)))
-		say("cwd=%s", buf);
+		testapp_say("cwd=%s", buf);
 	else
-		say("cwd errno=%s", err_name(errno));
+		testapp_say("cwd errno=%s", testapp_errno_name(errno));
 }
 
 static void file_lines(const char *label, const char *path, const char *only)
@@ -101,13 +103,13 @@ static void file_lines(const char *label, const char *path, const char *only)
 	FILE *f = fopen(path, "re");
 
 	if (!f) {
-		say("%s %s errno=%s", label, path, err_name(errno));
+		testapp_say("%s %s errno=%s", label, path, testapp_errno_name(errno));
 		return;
 	}
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
 		if (!only || strncmp(line, only, strlen(only)) == 0)
-			say("%s %s", label, line);
+			testapp_say("%s %s", label, line);
 	}
 	fclose(f);
 }
@@ -119,14 +121,14 @@ static void step_mem(void)
 
 	file_lines("meminfo", "/proc/meminfo", "MemTotal:");
 	if (!f) {
-		say("cgroup errno=%s", err_name(errno));
+		testapp_say("cgroup errno=%s", testapp_errno_name(errno));
 		return;
 	}
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
 		if (strncmp(line, "0::", 3) != 0)
 			continue;
-		say("cgroup=%s", line + 3);
+		testapp_say("cgroup=%s", line + 3);
 		snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max",
 			 strcmp(line + 3, "/") == 0 ? "" : line + 3);
 		file_lines("memory.max", path, NULL);
@@ -139,9 +141,9 @@ static void step_net(void)
 	char host[256];
 
 	if (gethostname(host, sizeof(host)) == 0)
-		say("hostname=%s", host);
+		testapp_say("hostname=%s", host);
 	else
-		say("hostname errno=%s", err_name(errno));
+		testapp_say("hostname errno=%s", testapp_errno_name(errno));
 	file_lines("hosts", "/etc/hosts", NULL);
 	file_lines("resolv", "/etc/resolv.conf", NULL);
 }
@@ -153,17 +155,17 @@ static void step_write(const char *arg, const char *mode)
 	FILE *f;
 
 	if (!colon || (size_t) (colon - arg) >= sizeof(path)) {
-		say("bad step argument %s", arg);
+		testapp_say("bad step argument %s", arg);
 		return;
 	}
 	memcpy(path, arg, (size_t) (colon - arg));
 	path[colon - arg] = '\0';
 	f = fopen(path, mode);
 	if (!f || fprintf(f, "%s\n", colon + 1) < 0 || fclose(f) != 0) {
-		say("write %s errno=%s", path, err_name(errno));
+		testapp_say("write %s errno=%s", path, testapp_errno_name(errno));
 		return;
 	}
-	say("write %s ok", path);
+	testapp_say("write %s ok", path);
 }
 
 static void step_stat(const char *path)
@@ -171,22 +173,23 @@ static void step_stat(const char *path)
 	struct stat st;
 
 	if (stat(path, &st) < 0)
-		say("stat %s errno=%s", path, err_name(errno));
+		testapp_say("stat %s errno=%s", path, testapp_errno_name(errno));
 	else
-		say("stat %s mode=%04o uid=%u gid=%u", path, (unsigned) (st.st_mode & 07777),
-		    (unsigned) st.st_uid, (unsigned) st.st_gid);
+		testapp_say("stat %s mode=%04o uid=%u gid=%u", path,
+			    (unsigned) (st.st_mode & 07777), (unsigned) st.st_uid,
+			    (unsigned) st.st_gid);
 }
 
 static void step_wait(const char *path)
 {
 	for (int i = 0; i < 600; i++) {
 		if (access(path, F_OK) == 0) {
-			say("wait %s ok", path);
+			testapp_say("wait %s ok", path);
 			return;
 		}
 		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
 	}
-	say("wait %s timeout", path);
+	testapp_say("wait %s timeout", path);
 }
 
 static void step_syscall(const char *name)
@@ -204,13 +207,13 @@ static void step_syscall(const char *name)
 	else if (strcmp(name, "umask") == 0)
 		r = syscall(SYS_umask, 022);
 	else {
-		say("syscall %s unknown", name);
+		testapp_say("syscall %s unknown", name);
 		return;
 	}
 	if (r < 0)
-		say("syscall %s errno=%s", name, err_name(errno));
+		testapp_say("syscall %s errno=%s", name, testapp_errno_name(errno));
 	else
-		say("syscall %s ok", name);
+		testapp_say("syscall %s ok", name);
 }
 
 static void step_sleep(const char *arg)
@@ -233,7 +236,7 @@ static int step(const char *s)
 		step_cwd();
 	else if (strcmp(s, "env") == 0)
 		for (char **e = environ; *e; e++)
-			say("env %s", *e);
+			testapp_say("env %s", *e);
 	else if (strcmp(s, "caps") == 0) {
 		file_lines("status", "/proc/self/status", "CapBnd:");
 		file_lines("status", "/proc/self/status", "NoNewPrivs:");
@@ -243,18 +246,18 @@ static int step(const char *s)
 	else if (strcmp(s, "net") == 0)
 		step_net();
 	else if (strcmp(s, "uname") == 0 && uname(&u) == 0)
-		say("uname %s %s %s", u.sysname, u.release, u.machine);
+		testapp_say("uname %s %s %s", u.sysname, u.release, u.machine);
 	else if (strncmp(s, "echo=", 5) == 0)
-		say("%s", arg);
+		testapp_say("%s", arg);
 	else if (strncmp(s, "exit=", 5) == 0) {
-		say("exit %d", atoi(arg));
+		testapp_say("exit %d", atoi(arg));
 		return atoi(arg) & 0xff;
 	} else if (strncmp(s, "sleep=", 6) == 0)
 		step_sleep(arg);
 	else if (strncmp(s, "trap=", 5) == 0) {
 		sigterm_code = atoi(arg) & 0xff;
 		signal(SIGTERM, on_sigterm);
-		say("trapping SIGTERM");
+		testapp_say("trapping SIGTERM");
 	} else if (strncmp(s, "write=", 6) == 0)
 		step_write(arg, "we");
 	else if (strncmp(s, "append=", 7) == 0)
@@ -267,8 +270,12 @@ static int step(const char *s)
 		step_wait(arg);
 	else if (strncmp(s, "syscall=", 8) == 0)
 		step_syscall(arg);
+	else if (strncmp(s, "serve=", 6) == 0)
+		testapp_step_serve(arg);
+	else if (strncmp(s, "connect=", 8) == 0)
+		testapp_step_connect(arg);
 	else
-		say("unknown step %s", s);
+		testapp_say("unknown step %s", s);
 	return -1;
 }
 
@@ -277,7 +284,7 @@ int main(int argc, char **argv)
 	const char *n = getenv("AC_APP_NAME");
 
 	if (n && *n)
-		app_name = n;
+		testapp_name = n;
 	for (int i = 1; i < argc; i++) {
 		int code = step(argv[i]);
 

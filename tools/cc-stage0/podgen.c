@@ -2,7 +2,8 @@
 /*
  * The pod manifest, as rkt 1.30 generates it for `rkt run IMAGE...`: one app per image, its app
  * taken from the image manifest with the command-line overrides merged in (--exec, args,
- * --user, --group, --set-env), the --volume volumes, and the mutable=false annotation. Built
+ * --user, --group, --set-env), the --volume volumes, the --port forwards and the mutable=false
+ * annotation. Built
  * with json-c, then parsed and emitted by the manifest library, so the `pod` file is valid and
  * normalized.
  */
@@ -156,6 +157,36 @@ static int app_new(const struct stage0_app *a, const struct store_image *img, co
 	return 0;
 }
 
+/* rkt's --port syntax: NAME:[HOSTIP:]HOSTPORT, a pod manifest "ports" entry. */
+static int port_new(const char *spec, struct json_object **ret)
+{
+	_cleanup_(json_object_putp) struct json_object *o = json_object_new_object();
+	_cleanup_free_ char *copy = strdup(spec);
+	char *name, *ip = NULL, *port, *end;
+	long n;
+
+	if (!o || !copy)
+		return -ENOMEM;
+	name = copy;
+	port = strrchr(copy, ':');
+	if (!port || port == name)
+		return log_error_errno(EINVAL, "--port=%s: expected NAME:[HOSTIP:]HOSTPORT", spec);
+	*port++ = '\0';
+	ip = strchr(name, ':');
+	if (ip)
+		*ip++ = '\0';
+	errno = 0;
+	n = strtol(port, &end, 10);
+	if (errno || end == port || *end || n < 1 || n > 65535 || (ip && !*ip))
+		return log_error_errno(EINVAL, "--port=%s: expected NAME:[HOSTIP:]HOSTPORT", spec);
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "hostPort", json_object_new_int((int) n));
+	if (ip)
+		json_object_object_add(o, "hostIP", json_object_new_string(ip));
+	*ret = TAKE_PTR(o);
+	return 0;
+}
+
 /* rkt's --volume syntax: NAME,kind=host|empty[,source=P][,readOnly=B][,recursive=B]
  * [,mode=M][,uid=N][,gid=N]. */
 static int volume_new(const char *spec, struct json_object **ret)
@@ -214,7 +245,7 @@ int podgen_build(const struct run_opts *o, const struct store_image *images, cha
 {
 	_cleanup_(json_object_putp) struct json_object *pod = json_object_new_object();
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
-	struct json_object *apps = json_object_new_array(), *vols = NULL, *ann;
+	struct json_object *apps = json_object_new_array(), *vols = NULL, *ann, *ports;
 	struct manifest_error err = {};
 	int r;
 
@@ -246,7 +277,16 @@ int podgen_build(const struct run_opts *o, const struct store_image *images, cha
 	ann = json_object_new_array();
 	json_object_object_add(pod, "annotations", ann);
 	json_object_array_add(ann, kv_new("coreos.com/rkt/stage1/mutable", "false"));
-	json_object_object_add(pod, "ports", json_object_new_array());
+	ports = json_object_new_array();
+	json_object_object_add(pod, "ports", ports);
+	for (size_t i = 0; i < o->ports.n; i++) {
+		struct json_object *pt = NULL;
+
+		r = port_new(o->ports.v[i], &pt);
+		if (r < 0)
+			return r;
+		json_object_array_add(ports, pt);
+	}
 
 	const char *s = json_object_to_json_string_ext(pod, JSON_C_TO_STRING_PLAIN);
 	if (!s)

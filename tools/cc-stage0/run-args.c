@@ -114,6 +114,8 @@ int run_opts_parse(struct run_opts *o, int argc, char **argv)
 			list = &o->hosts_entries;
 		else if ((v = stage0_flag_value(argc, argv, &i, "--volume")))
 			list = &o->volumes;
+		else if ((v = stage0_flag_value(argc, argv, &i, "--port")))
+			list = &o->ports;
 		else
 			return log_error_errno(EINVAL, "unknown run flag %s (see --help)", argv[i]);
 		if (list) {
@@ -154,5 +156,6 @@ void run_opts_done(struct run_opts *o)
 	strv_done(&o->dns_opt);
 	strv_done(&o->hosts_entries);
 	strv_done(&o->volumes);
+	strv_done(&o->ports);
 	*o = (struct run_opts){};
 }

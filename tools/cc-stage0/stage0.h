@@ -52,7 +52,7 @@ struct run_opts {
 	const char *ipc;
 	const char *pod_manifest; /* written verbatim to `pod` (a test hook) */
 	const char *uuid_file;
-	struct strv dns, dns_search, dns_opt, hosts_entries, volumes;
+	struct strv dns, dns_search, dns_opt, hosts_entries, volumes, ports;
 	const char *dns_domain;
 	struct stage0_app *apps;
 	size_t n_apps;
