@@ -8,6 +8,13 @@
  *                      client address was kept or masqueraded)
  *   connect=IP:PORT    connect (10 s timeout), print "connect IP:PORT read <first line>", or
  *                      "connect IP:PORT errno=<name>"
+ *   mds=PATH           GET $AC_METADATA_URL PATH (HTTP/1.0), print "mds PATH <status> <first
+ *                      body line>", or "mds PATH errno=<name>"
+ *   mds-serve=PORT:TOKEN:N
+ *                      a stand-in for rkt's metadata service, for the tests: listen on
+ *                      0.0.0.0:PORT and answer N requests; "GET /TOKEN/acMetadata/v1/REST"
+ *                      gets 200 with the body "REST", any other path 401; print
+ *                      "mds-served <peer> <path>" for each
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -76,41 +83,174 @@ void testapp_step_serve(const char *arg)
 	close(fd);
 }
 
-void testapp_step_connect(const char *arg)
+/* Connect to IP:PORT with 10 s timeouts; -errno on failure. */
+static int tcp_connect(const char *ip, int port)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET};
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t) port)};
 	struct timeval tv = {.tv_sec = 10};
-	char host[64], line[256], *colon, *end;
-	ssize_t got = 0, k;
-	int port, fd;
+	int fd, e;
 
-	colon = strrchr(arg, ':');
-	if (!colon || (size_t) (colon - arg) >= sizeof(host)) {
-		testapp_say("connect %s: expected IP:PORT", arg);
-		return;
-	}
-	memcpy(host, arg, (size_t) (colon - arg));
-	host[colon - arg] = '\0';
-	port = port_parse(colon + 1, &end);
-	if (port < 0 || *end || inet_pton(AF_INET, host, &a.sin_addr) != 1) {
-		testapp_say("connect %s: expected IP:PORT", arg);
-		return;
-	}
-	a.sin_port = htons((uint16_t) port);
+	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1)
+		return -EINVAL;
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
 	    connect(fd, (struct sockaddr *) &a, sizeof(a)) < 0) {
-		testapp_say("connect %s errno=%s", arg, testapp_errno_name(errno));
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/* Read until EOF or the buffer is full; NUL-terminated. */
+static size_t read_all(int fd, char *buf, size_t size)
+{
+	size_t got = 0;
+	ssize_t k;
+
+	while (got < size - 1 && (k = read(fd, buf + got, size - 1 - got)) > 0)
+		got += (size_t) k;
+	buf[got] = '\0';
+	return got;
+}
+
+/* "IP:PORT" (the port after the last colon) into ip and *port; -1 if malformed. */
+static int hostport_parse(const char *s, size_t len, char ip[static 64], int *port)
+{
+	const char *colon = memrchr(s, ':', len);
+	char digits[8], *end;
+
+	if (!colon || (size_t) (colon - s) >= 64 ||
+	    (size_t) (s + len - colon - 1) >= sizeof(digits))
+		return -1;
+	memcpy(ip, s, (size_t) (colon - s));
+	ip[colon - s] = '\0';
+	memcpy(digits, colon + 1, (size_t) (s + len - colon - 1));
+	digits[s + len - colon - 1] = '\0';
+	*port = port_parse(digits, &end);
+	return *port < 0 || *end ? -1 : 0;
+}
+
+void testapp_step_connect(const char *arg)
+{
+	char ip[64], line[256];
+	int port, fd;
+
+	if (hostport_parse(arg, strlen(arg), ip, &port) < 0) {
+		testapp_say("connect %s: expected IP:PORT", arg);
+		return;
+	}
+	fd = tcp_connect(ip, port);
+	if (fd < 0) {
+		testapp_say("connect %s errno=%s", arg, testapp_errno_name(-fd));
+		return;
+	}
+	read_all(fd, line, sizeof(line));
+	close(fd);
+	line[strcspn(line, "\r\n")] = '\0';
+	testapp_say("connect %s read %s", arg, line);
+}
+
+void testapp_step_mds(const char *path)
+{
+	const char *url = getenv("AC_METADATA_URL"), *hp, *slash;
+	char ip[64], resp[4096], *body;
+	int port, fd, status = 0;
+
+	if (!url || strncmp(url, "http://", 7) != 0) {
+		testapp_say("mds %s: AC_METADATA_URL is %s", path, url ? url : "not set");
+		return;
+	}
+	hp = url + 7;
+	slash = strchr(hp, '/');
+	if (!slash || hostport_parse(hp, (size_t) (slash - hp), ip, &port) < 0) {
+		testapp_say("mds %s: cannot parse AC_METADATA_URL %s", path, url);
+		return;
+	}
+	fd = tcp_connect(ip, port);
+	if (fd < 0) {
+		testapp_say("mds %s errno=%s", path, testapp_errno_name(-fd));
+		return;
+	}
+	dprintf(fd, "GET %s%s HTTP/1.0\r\nHost: %s\r\n\r\n", slash, path, ip);
+	read_all(fd, resp, sizeof(resp));
+	close(fd);
+	(void) sscanf(resp, "HTTP/%*s %d", &status);
+	body = strstr(resp, "\r\n\r\n");
+	body = body ? body + 4 : resp + strlen(resp);
+	body[strcspn(body, "\r\n")] = '\0';
+	testapp_say("mds %s %d %s", path, status, body);
+}
+
+void testapp_step_mds_serve(const char *arg)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
+	char token[128], prefix[160], *end;
+	const char *colon;
+	int port = port_parse(arg, &end), fd, one = 1;
+	long n;
+
+	colon = port > 0 && *end == ':' ? strrchr(end + 1, ':') : NULL;
+	if (!colon || (size_t) (colon - end - 1) >= sizeof(token) || colon == end + 1) {
+		testapp_say("mds-serve %s: expected PORT:TOKEN:N", arg);
+		return;
+	}
+	memcpy(token, end + 1, (size_t) (colon - end - 1));
+	token[colon - end - 1] = '\0';
+	n = strtol(colon + 1, &end, 10);
+	if (*end || n < 1) {
+		testapp_say("mds-serve %s: expected PORT:TOKEN:N", arg);
+		return;
+	}
+	snprintf(prefix, sizeof(prefix), "/%s/acMetadata/v1/", token);
+	a.sin_port = htons((uint16_t) port);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, (struct sockaddr *) &a, sizeof(a)) < 0 || listen(fd, 8) < 0) {
+		testapp_say("mds-serve %d errno=%s", port, testapp_errno_name(errno));
 		if (fd >= 0)
 			close(fd);
 		return;
 	}
-	while ((size_t) got < sizeof(line) - 1 &&
-	       (k = read(fd, line + got, sizeof(line) - 1 - (size_t) got)) > 0)
-		got += k;
+	testapp_say("mds-serving %d", port);
+	for (long i = 0; i < n;) {
+		struct sockaddr_in peer;
+		socklen_t len = sizeof(peer);
+		char ip[INET_ADDRSTRLEN] = "?", req[2048], path[1024] = "";
+		struct timeval tv = {.tv_sec = 10};
+		int c = accept4(fd, (struct sockaddr *) &peer, &len, SOCK_CLOEXEC);
+		size_t got = 0;
+		ssize_t k;
+
+		if (c < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			testapp_say("mds-serve %d accept errno=%s", port,
+				    testapp_errno_name(errno));
+			break;
+		}
+		(void) setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		while (got < sizeof(req) - 1 &&
+		       (k = read(c, req + got, sizeof(req) - 1 - got)) > 0) {
+			got += (size_t) k;
+			req[got] = '\0';
+			if (strstr(req, "\r\n\r\n"))
+				break;
+		}
+		req[got] = '\0';
+		(void) sscanf(req, "GET %1023s", path);
+		if (strncmp(path, prefix, strlen(prefix)) == 0)
+			dprintf(c, "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n%s\n",
+				path + strlen(prefix));
+		else
+			dprintf(c, "HTTP/1.0 401 Unauthorized\r\n\r\n");
+		close(c);
+		inet_ntop(AF_INET, &peer.sin_addr, ip, sizeof(ip));
+		testapp_say("mds-served %s %s", ip, path);
+		i++;
+	}
 	close(fd);
-	line[got] = '\0';
-	line[strcspn(line, "\r\n")] = '\0';
-	testapp_say("connect %s read %s", arg, line);
 }

@@ -18,6 +18,7 @@
  *   wait=PATH                                  wait up to 60 s for PATH to exist
  *   syscall=NAME                               call uname, getppid, sync or umask: ok or errno
  *   serve=PORT[:N]  connect=IP:PORT            TCP server and client (cc-testapp-tcp.c)
+ *   mds=PATH  mds-serve=PORT:TOKEN:N           metadata service client and stand-in (same)
  *
  * A failed step prints its errno name (e.g. "write /ro/x errno=EROFS") and goes on.
  */
@@ -274,6 +275,10 @@ static int step(const char *s)
 		testapp_step_serve(arg);
 	else if (strncmp(s, "connect=", 8) == 0)
 		testapp_step_connect(arg);
+	else if (strncmp(s, "mds-serve=", 10) == 0)
+		testapp_step_mds_serve(arg);
+	else if (strncmp(s, "mds=", 4) == 0)
+		testapp_step_mds(arg);
 	else
 		testapp_say("unknown step %s", s);
 	return -1;

@@ -13,3 +13,5 @@ const char *testapp_errno_name(int e);
 /* cc-testapp-tcp.c */
 void testapp_step_serve(const char *arg);
 void testapp_step_connect(const char *arg);
+void testapp_step_mds(const char *path);
+void testapp_step_mds_serve(const char *arg);

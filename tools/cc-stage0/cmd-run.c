@@ -197,6 +197,11 @@ static int argv_build(const struct stage0_ctx *ctx, const struct run_opts *o,
 		r = strv_push(a, owned[0]);
 	if (r >= 0 && o->interactive)
 		r = strv_push(a, "--interactive");
+	if (r >= 0 && o->mds_token) {
+		if (asprintf(&owned[5], "--mds-token=%s", o->mds_token) < 0)
+			return -ENOMEM;
+		r = strv_push(a, owned[5]);
+	}
 	if (r >= 0 && asprintf(&owned[1], "--local-config=%s", ctx->local_config) < 0)
 		return -ENOMEM;
 	if (r >= 0)
@@ -294,7 +299,7 @@ int cmd_run(const struct stage0_ctx *ctx, int argc, char **argv)
 	struct run_opts o = {};
 	struct pod_plan p = {.lock_fd = -1};
 	struct strv a = {};
-	char *owned[5] = {};
+	char *owned[6] = {};
 	enum dns_mode rm = DNS_DEFAULT, hm = DNS_DEFAULT;
 	char fdstr[16];
 	int r, version = 1;

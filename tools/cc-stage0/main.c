@@ -19,7 +19,7 @@ static const char usage_text[] =
 	"  run [--stage1=ACI] [--net=NETS] [--interactive] [--hostname=NAME] [--no-overlay]\n"
 	"      [--dns=IP|host|none]... [--dns-search=D]... [--dns-opt=O]... [--dns-domain=D]\n"
 	"      [--hosts-entry=IP=NAME|host]... [--volume=NAME,kind=host|empty,...]...\n"
-	"      [--port=NAME:[HOSTIP:]HOSTPORT]...\n"
+	"      [--port=NAME:[HOSTIP:]HOSTPORT]... [--mds-token=HEX]\n"
 	"      [--ipc=MODE] [--pod-manifest=FILE] [--uuid-file-save=FILE]\n"
 	"      IMAGE.aci [--name=N] [--exec=PATH] [--user=U] [--group=G] [--set-env=K=V]...\n"
 	"                [-- ARGS... ---] [IMAGE.aci ...]\n"

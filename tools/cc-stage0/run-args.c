@@ -100,7 +100,12 @@ int run_opts_parse(struct run_opts *o, int argc, char **argv)
 			o->ipc = v;
 		else if ((v = stage0_flag_value(argc, argv, &i, "--pod-manifest")))
 			o->pod_manifest = v;
-		else if ((v = stage0_flag_value(argc, argv, &i, "--uuid-file-save")))
+		else if ((v = stage0_flag_value(argc, argv, &i, "--mds-token"))) {
+			if (!*v || strspn(v, "0123456789abcdef") != strlen(v))
+				return log_error_errno(EINVAL,
+						       "--mds-token=%s: expected hex digits", v);
+			o->mds_token = v;
+		} else if ((v = stage0_flag_value(argc, argv, &i, "--uuid-file-save")))
 			o->uuid_file = v;
 		else if ((v = stage0_flag_value(argc, argv, &i, "--dns-domain")))
 			o->dns_domain = v;

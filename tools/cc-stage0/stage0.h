@@ -51,6 +51,7 @@ struct run_opts {
 	const char *hostname;
 	const char *ipc;
 	const char *pod_manifest; /* written verbatim to `pod` (a test hook) */
+	const char *mds_token;	  /* passed on as --mds-token (rkt: after --mds-register) */
 	const char *uuid_file;
 	struct strv dns, dns_search, dns_opt, hosts_entries, volumes, ports;
 	const char *dns_domain;

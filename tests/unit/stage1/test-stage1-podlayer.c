@@ -599,8 +599,9 @@ static char *layer_file(const char *dir, const char *rel)
 
 /*
  * Pod networks: the networkd units as given, networkd pulled in by the pod with a read-only
- * /sys (no udev in the guest), resolv.conf from the networks for resolv=default only, and
- * AC_METADATA_URL on the metadata host.
+ * /sys (no udev in the guest), apps ordered after network-online.target (wait-online pulled
+ * in), resolv.conf from the networks for resolv=default only, and AC_METADATA_URL on the
+ * metadata host. Without networks, no app waits for them.
  */
 START_TEST(test_network_files)
 {
@@ -610,7 +611,7 @@ START_TEST(test_network_files)
 	};
 	static const struct podlayer_net_file bad[] = {{"../x.network", "x"}};
 	_cleanup_free_ char *eth0 = NULL, *eth1 = NULL, *dropin = NULL, *resolv = NULL, *env = NULL,
-			    *resolv_none = NULL;
+			    *resolv_none = NULL, *app_dropin = NULL, *no_net_dropin = NULL;
 	struct stage1_error err = {};
 	char path[1024], link[256];
 	ssize_t n;
@@ -631,6 +632,17 @@ START_TEST(test_network_files)
 	dropin = layer_file("net", "etc/systemd/system/systemd-networkd.service.d/cc-pod.conf");
 	ck_assert_ptr_nonnull(dropin);
 	ck_assert_ptr_nonnull(strstr(dropin, "\n[Service]\nReadOnlyPaths=/sys\n"));
+	path_of(path, sizeof(path),
+		"net/etc/systemd/system/network-online.target.wants/"
+		"systemd-networkd-wait-online.service");
+	n = readlink(path, link, sizeof(link) - 1);
+	ck_assert_int_gt(n, 0);
+	link[n] = '\0';
+	ck_assert_str_eq(link, "/lib/systemd/system/systemd-networkd-wait-online.service");
+	app_dropin = layer_file("net", "etc/systemd/system/hello.service.d/cc-network.conf");
+	ck_assert_ptr_nonnull(app_dropin);
+	ck_assert_ptr_nonnull(strstr(app_dropin, "\n[Unit]\nWants=network-online.target\n"
+						 "After=network-online.target\n"));
 	resolv = layer_file("net", "etc/resolv.conf");
 	ck_assert_str_eq(resolv, "nameserver 172.16.28.1\n");
 	env = layer_file("net", "etc/cc/env/hello");
@@ -644,6 +656,11 @@ START_TEST(test_network_files)
 		      "%s", err.msg);
 	resolv_none = layer_file("net-none", "etc/resolv.conf");
 	ck_assert_ptr_null(resolv_none);
+
+	ck_assert_msg(write_net_layer("net-no", "--net=none " UUID, NULL, 0, &err) == 0, "%s",
+		      err.msg);
+	no_net_dropin = layer_file("net-no", "etc/systemd/system/hello.service.d/cc-network.conf");
+	ck_assert_ptr_null(no_net_dropin);
 
 	ASSERT_ERRNO(write_net_layer("net-bad", "--net=default " UUID, bad, 1, &err), EINVAL);
 	ck_assert_str_eq(err.msg, "invalid network file 0");
