@@ -39,12 +39,31 @@ static int port_parse(const char *s, char **end)
 	return (int) v;
 }
 
+/* A listening socket on 0.0.0.0:port; -errno on failure. */
+static int tcp_listen(int port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_port = htons((uint16_t) port),
+				.sin_addr.s_addr = htonl(INADDR_ANY)};
+	int fd, one = 1, e;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, (struct sockaddr *) &a, sizeof(a)) < 0 || listen(fd, 8) < 0) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
 void testapp_step_serve(const char *arg)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
 	char *end;
 	long n = 1;
-	int port = port_parse(arg, &end), fd, one = 1;
+	int port = port_parse(arg, &end), fd;
 
 	if (port > 0 && *end == ':')
 		n = strtol(end + 1, &end, 10);
@@ -52,13 +71,9 @@ void testapp_step_serve(const char *arg)
 		testapp_say("serve %s: expected PORT[:N]", arg);
 		return;
 	}
-	a.sin_port = htons((uint16_t) port);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(fd, (struct sockaddr *) &a, sizeof(a)) < 0 || listen(fd, 8) < 0) {
-		testapp_say("serve %d errno=%s", port, testapp_errno_name(errno));
-		if (fd >= 0)
-			close(fd);
+	fd = tcp_listen(port);
+	if (fd < 0) {
+		testapp_say("serve %d errno=%s", port, testapp_errno_name(-fd));
 		return;
 	}
 	testapp_say("serving %d", port);
@@ -187,10 +202,9 @@ void testapp_step_mds(const char *path)
 
 void testapp_step_mds_serve(const char *arg)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
 	char token[128], prefix[160], *end;
 	const char *colon;
-	int port = port_parse(arg, &end), fd, one = 1;
+	int port = port_parse(arg, &end), fd;
 	long n;
 
 	colon = port > 0 && *end == ':' ? strrchr(end + 1, ':') : NULL;
@@ -206,13 +220,9 @@ void testapp_step_mds_serve(const char *arg)
 		return;
 	}
 	snprintf(prefix, sizeof(prefix), "/%s/acMetadata/v1/", token);
-	a.sin_port = htons((uint16_t) port);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(fd, (struct sockaddr *) &a, sizeof(a)) < 0 || listen(fd, 8) < 0) {
-		testapp_say("mds-serve %d errno=%s", port, testapp_errno_name(errno));
-		if (fd >= 0)
-			close(fd);
+	fd = tcp_listen(port);
+	if (fd < 0) {
+		testapp_say("mds-serve %d errno=%s", port, testapp_errno_name(-fd));
 		return;
 	}
 	testapp_say("mds-serving %d", port);

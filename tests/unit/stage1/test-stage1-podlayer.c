@@ -597,6 +597,19 @@ static char *layer_file(const char *dir, const char *rel)
 	return buf;
 }
 
+/* The target of the symlink REL under tmp, in buf; asserts that it is one. */
+static const char *link_of(const char *rel, char *buf, size_t size)
+{
+	char path[1024];
+	ssize_t n;
+
+	path_of(path, sizeof(path), rel);
+	n = readlink(path, buf, size - 1);
+	ck_assert_msg(n > 0, "%s: not a symlink", rel);
+	buf[n] = '\0';
+	return buf;
+}
+
 /*
  * Pod networks: the networkd units as given, networkd pulled in by the pod with a read-only
  * /sys (no udev in the guest), apps ordered after network-online.target (wait-online pulled
@@ -613,8 +626,7 @@ START_TEST(test_network_files)
 	_cleanup_free_ char *eth0 = NULL, *eth1 = NULL, *dropin = NULL, *resolv = NULL, *env = NULL,
 			    *resolv_none = NULL, *app_dropin = NULL, *no_net_dropin = NULL;
 	struct stage1_error err = {};
-	char path[1024], link[256];
-	ssize_t n;
+	char link[256];
 
 	ck_assert_msg(write_net_layer("net", "--net=default --mds-token=tok42 " UUID, files, 2,
 				      &err) == 0,
@@ -623,22 +635,17 @@ START_TEST(test_network_files)
 	eth1 = layer_file("net", "etc/systemd/network/10-eth1.network");
 	ck_assert_str_eq(eth0, files[0].content);
 	ck_assert_str_eq(eth1, files[1].content);
-	path_of(path, sizeof(path),
-		"net/etc/systemd/system/cc-pod.target.wants/systemd-networkd.service");
-	n = readlink(path, link, sizeof(link) - 1);
-	ck_assert_int_gt(n, 0);
-	link[n] = '\0';
-	ck_assert_str_eq(link, "/lib/systemd/system/systemd-networkd.service");
+	ck_assert_str_eq(
+		link_of("net/etc/systemd/system/cc-pod.target.wants/systemd-networkd.service", link,
+			sizeof(link)),
+		"/lib/systemd/system/systemd-networkd.service");
 	dropin = layer_file("net", "etc/systemd/system/systemd-networkd.service.d/cc-pod.conf");
 	ck_assert_ptr_nonnull(dropin);
 	ck_assert_ptr_nonnull(strstr(dropin, "\n[Service]\nReadOnlyPaths=/sys\n"));
-	path_of(path, sizeof(path),
-		"net/etc/systemd/system/network-online.target.wants/"
-		"systemd-networkd-wait-online.service");
-	n = readlink(path, link, sizeof(link) - 1);
-	ck_assert_int_gt(n, 0);
-	link[n] = '\0';
-	ck_assert_str_eq(link, "/lib/systemd/system/systemd-networkd-wait-online.service");
+	ck_assert_str_eq(link_of("net/etc/systemd/system/network-online.target.wants/"
+				 "systemd-networkd-wait-online.service",
+				 link, sizeof(link)),
+			 "/lib/systemd/system/systemd-networkd-wait-online.service");
 	app_dropin = layer_file("net", "etc/systemd/system/hello.service.d/cc-network.conf");
 	ck_assert_ptr_nonnull(app_dropin);
 	ck_assert_ptr_nonnull(strstr(app_dropin, "\n[Unit]\nWants=network-online.target\n"

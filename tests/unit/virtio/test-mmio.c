@@ -104,18 +104,6 @@ static const struct vdev_ops fake_dev_ops = {
 	.reset = fake_dev_reset,
 };
 
-/* The same device, offering queues of at most 64 entries. */
-static const struct vdev_ops fake_small_ops = {
-	.device_id = 42,
-	.queue_max = 64,
-	.get_features = fake_dev_features,
-	.config_read = fake_dev_config_read,
-	.config_write = fake_dev_config_write,
-	.activate = fake_dev_activate,
-	.queue_notify = fake_dev_notify,
-	.reset = fake_dev_reset,
-};
-
 static struct vtest_guest g;
 static struct vtest_irq irq;
 static struct fake_dev fdev;
@@ -419,7 +407,12 @@ END_TEST
 
 START_TEST(test_mmio_queue_size_follows_the_device)
 {
-	fdev.dev.ops = &fake_small_ops;
+	/* The same device, offering queues of at most 64 entries. */
+	static struct vdev_ops small_ops;
+
+	small_ops = fake_dev_ops;
+	small_ops.queue_max = 64;
+	fdev.dev.ops = &small_ops;
 	negotiate(0);
 	wr(0x030, 1);
 	ck_assert_uint_eq(rd(0x034), 64);
