@@ -157,6 +157,23 @@ static void run_undo(struct run_ctx *c)
  * (volumes) lives in the private namespace only and disappears with the supervisor and the
  * VMM, kill -9 included. The pod dir is opened again inside it (volume_plan_apply()).
  */
+/*
+ * cc/timings: where the launch spent its time on the host, "name=value" lines (today the
+ * network setup: CNI, tap, rules), for users and the launch benchmark. A diagnostic only: a
+ * failure to write it is reported and the pod goes on.
+ */
+static void timings_write(int pod_fd, const struct run_net *n)
+{
+	_cleanup_close_ int fd = -1;
+
+	if (!n->active)
+		return;
+	fd = openat(pod_fd, POD_TIMINGS_PATH, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || dprintf(fd, "net_setup_ms=%u\n", n->pod.setup_ms) < 0)
+		fprintf(stderr, "run: warning: cannot write %s: %s\n", POD_TIMINGS_PATH,
+			strerror(errno));
+}
+
 static int run_enter_pod(struct run_ctx *c)
 {
 	struct run_error err = {};
@@ -171,6 +188,7 @@ static int run_enter_pod(struct run_ctx *c)
 		(void) rm_rf_at(c->pod_fd, POD_CC_DIR);
 		return fail(1, err.msg);
 	}
+	timings_write(c->pod_fd, &c->net);
 	if (c->net.active && c->flags.debug)
 		fprintf(stderr, "run: %zu network(s) set up in %u ms\n", c->net.pod.n_nics,
 			c->net.pod.setup_ms);

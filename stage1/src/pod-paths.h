@@ -17,6 +17,7 @@
 #define POD_CC_DIR	  "cc"
 #define POD_LAYER_DIR	  POD_CC_DIR "/layer"
 #define POD_VSOCK_PATH	  POD_CC_DIR "/vsock"
+#define POD_TIMINGS_PATH  POD_CC_DIR "/timings"
 /* The stage1's own files, shipped in the ACI as /cc/... */
 #define POD_STAGE1_CC_DIR POD_STAGE1_ROOTFS "/cc"
 #define POD_STAGE1_VMM	  POD_STAGE1_CC_DIR "/cc-vmm"

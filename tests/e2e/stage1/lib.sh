@@ -34,7 +34,8 @@ said() {
 	printf '%s' "$l"
 }
 
-stage0() { "$build/bin/cc-stage0" --dir="$data" "$@"; }
+# $local_config, when set: cc-stage0's --local-config (rkt's; run and gc read net.d/ there)
+stage0() { "$build/bin/cc-stage0" --dir="$data" ${local_config:+"--local-config=$local_config"} "$@"; }
 uuid_of() { cat "$tmp/$1.uuid" 2>/dev/null; }
 pod_dir() { echo "$data/pods/run/$(uuid_of "$1")"; }
 status_of() { stage0 status "$(uuid_of "$1")" | sed -n "s/^$2=//p"; }
@@ -59,7 +60,7 @@ runpod() {
 startpod() {
 	local name=$1
 	shift
-	"$build/bin/cc-stage0" --dir="$data" run --stage1="$stage1" \
+	stage0 run --stage1="$stage1" \
 		--uuid-file-save="$tmp/$name.uuid" "$@" </dev/null >"$tmp/$name.out" \
 		2>"$tmp/$name.err" &
 	bgpid=$!
