@@ -53,7 +53,7 @@ static int app_exit_show(const char *app, char **ret)
 {
 	_cleanup_free_ char *unit = NULL, *buf = NULL;
 	_cleanup_close_ int rd = -EBADF;
-	size_t len = 0;
+	ssize_t n;
 	int pipefd[2], r;
 	pid_t pid;
 
@@ -78,22 +78,14 @@ static int app_exit_show(const char *app, char **ret)
 		_exit(127);
 	}
 	safe_close(pipefd[1]);
-	for (;;) {
-		ssize_t n = read(rd, buf + len, SHOW_SIZE_MAX - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t) n;
-		if (len == SHOW_SIZE_MAX)
-			break;
-	}
+	n = loop_read(rd, buf, SHOW_SIZE_MAX);
 	rd = safe_close(rd);
 	r = app_exit_wait(pid, "systemctl show");
 	if (r < 0)
 		return r;
-	buf[len] = '\0';
+	if (n < 0)
+		return log_error_errno((int) n, "Failed to read systemctl show: %m");
+	buf[n] = '\0';
 	*ret = TAKE_PTR(buf);
 	return 0;
 }

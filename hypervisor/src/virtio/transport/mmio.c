@@ -308,7 +308,7 @@ static void vtrans_mmio_queue_write(struct vtrans_mmio *t, uint64_t off, uint32_
 	}
 }
 
-/* Called with the lock held. */
+/* Called with the lock held. InterruptAck never gets here (vtrans_mmio_write). */
 static void vtrans_mmio_reg_write(struct vtrans_mmio *t, uint64_t off, uint32_t v)
 {
 	switch (off) {
@@ -327,9 +327,6 @@ static void vtrans_mmio_reg_write(struct vtrans_mmio *t, uint64_t off, uint32_t 
 	case MMIO_QUEUE_SEL:
 		t->queue_sel = v;
 		break;
-	case MMIO_INTERRUPT_ACK:
-		atomic_fetch_and(&t->isr, ~v);
-		break;
 	case MMIO_STATUS:
 		vtrans_mmio_status_write(t, v);
 		break;
@@ -339,6 +336,7 @@ static void vtrans_mmio_reg_write(struct vtrans_mmio *t, uint64_t off, uint32_t 
 	}
 }
 
+/* Called with the lock held. InterruptStatus never gets here (vtrans_mmio_read). */
 static uint32_t vtrans_mmio_reg_read(struct vtrans_mmio *t, uint64_t off)
 {
 	struct virtq *vq = vtrans_mmio_selected(t);
@@ -360,8 +358,6 @@ static uint32_t vtrans_mmio_reg_read(struct vtrans_mmio *t, uint64_t off)
 		return vq ? vdev_queue_max(t->dev) : 0;
 	case MMIO_QUEUE_READY:
 		return vq ? vq->ready : 0;
-	case MMIO_INTERRUPT_STATUS:
-		return atomic_load(&t->isr);
 	case MMIO_STATUS:
 		return t->status | (atomic_load(&t->needs_reset) ? STATUS_NEEDS_RESET : 0);
 	case MMIO_CONFIG_GENERATION:
