@@ -32,6 +32,7 @@ enum {
 	ARG_BALLOON,
 	ARG_NO_SANDBOX,
 	ARG_SECCOMP,
+	ARG_CHROOT,
 };
 
 struct args {
@@ -72,6 +73,8 @@ static void help(void)
 	       "      --no-sandbox         debugging: keep fds, capabilities, no seccomp filters\n"
 	       "      --seccomp kill|log   a syscall outside the filters kills the VMM (default)\n"
 	       "                           or is only logged by the kernel\n"
+	       "      --chroot DIR         with the sandbox: make DIR the VMM's root once every\n"
+	       "                           file is open (DIR/proc must be a procfs)\n"
 	       "      --kvm-device PATH    KVM device (default /dev/kvm)\n"
 	       "  -v, --verbose            say why the VM stopped; twice: debug output\n"
 	       "  -h, --help               this help\n",
@@ -107,6 +110,19 @@ static int parse_pmem(struct args *a, char *arg)
 	return 0;
 }
 
+/* The VMM's 9p server reaches xattrs through /proc/self/fd: the new root needs a procfs. */
+static int chroot_check(const char *dir)
+{
+	_cleanup_free_ char *fd_dir = NULL;
+
+	if (asprintf(&fd_dir, "%s/proc/self/fd", dir) < 0)
+		return log_oom();
+	if (access(fd_dir, F_OK) < 0)
+		return log_error_errno(errno, "--chroot %s: mount a procfs on %s/proc first: %m",
+				       dir, dir);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option options[] = {
@@ -128,6 +144,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"balloon", no_argument, NULL, ARG_BALLOON},
 		{"no-sandbox", no_argument, NULL, ARG_NO_SANDBOX},
 		{"seccomp", required_argument, NULL, ARG_SECCOMP},
+		{"chroot", required_argument, NULL, ARG_CHROOT},
 		{"verbose", no_argument, NULL, 'v'},
 		{"debug", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -215,6 +232,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 			if (a->cfg.seccomp < 0)
 				return log_error_errno(EINVAL, "--seccomp: expected kill or log");
 			break;
+		case ARG_CHROOT:
+			if (optarg[0] != '/')
+				return log_error_errno(EINVAL,
+						       "--chroot: expected an absolute path");
+			a->cfg.sandbox_root = optarg;
+			break;
 		case 'v':
 			a->verbose++;
 			break;
@@ -229,6 +252,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return log_error_errno(EINVAL, "unexpected argument '%s'", argv[optind]);
 	if (!a->cfg.kernel_path)
 		return log_error_errno(EINVAL, "--kernel is required (see --help)");
+	if (a->cfg.sandbox_root && !a->cfg.sandbox)
+		return log_error_errno(EINVAL, "--chroot needs the sandbox (not --no-sandbox)");
+	if (a->cfg.sandbox_root && chroot_check(a->cfg.sandbox_root) < 0)
+		return -EINVAL;
 	return 1;
 }
 

@@ -15,13 +15,13 @@
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "agent-client.h"
 #include "agent-io.h"
 #include "cc/cleanup.h"
 #include "cc/fileio.h"
+#include "cc/tty.h"
 
 #define CLIENT_CHUNK 32768
 
@@ -217,18 +217,6 @@ static int client_loop(struct client *c, int sfd)
 	return 0;
 }
 
-static void client_raw(int fd, struct termios *saved, bool *raw)
-{
-	struct termios t;
-
-	if (tcgetattr(fd, saved) < 0)
-		return;
-	t = *saved;
-	cfmakeraw(&t);
-	if (tcsetattr(fd, TCSANOW, &t) == 0)
-		*raw = true;
-}
-
 static int client_send_request(int fd, const char *app, char *const argv[], size_t argc,
 			       const struct agent_client_stdio *io)
 {
@@ -269,9 +257,8 @@ int agent_client_exec(int fd, const char *app, char *const argv[], size_t argc,
 {
 	_cleanup_free_ struct client *c = NULL;
 	_cleanup_close_ int sfd = -EBADF;
-	struct termios saved;
+	struct tty_raw tty = {.fd = -1};
 	sigset_t mask, old;
-	bool raw = false;
 	int r, fl;
 
 	*ret_msg = NULL;
@@ -303,11 +290,10 @@ int agent_client_exec(int fd, const char *app, char *const argv[], size_t argc,
 	if (sfd < 0 || fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
 		r = -errno;
 	} else {
-		if (io->tty && isatty(io->in))
-			client_raw(io->in, &saved, &raw);
+		if (io->tty)
+			(void) tty_raw_enter(&tty, io->in);
 		r = client_loop(c, sfd);
-		if (raw)
-			(void) tcsetattr(io->in, TCSADRAIN, &saved);
+		tty_raw_leave(&tty);
 	}
 	(void) sigprocmask(SIG_SETMASK, &old, NULL);
 	agent_reader_done(&c->rd);

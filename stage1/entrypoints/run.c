@@ -17,9 +17,13 @@
 
 #include "cc/cleanup.h"
 #include "cc/log.h"
+#include "cc/tty.h"
+#include "machined.h"
 #include "pod-exit.h"
+#include "pod-journal.h"
 #include "pod-load.h"
 #include "pod-paths.h"
+#include "pod-resources.h"
 #include "rm-rf.h"
 #include "run-net.h"
 #include "run-prepare.h"
@@ -28,6 +32,7 @@
 #include "stage1/vmsize.h"
 #include "supervise.h"
 #include "vmm-argv.h"
+#include "vmm-root.h"
 #include "volume-mount.h"
 #include "volume-plan.h"
 
@@ -75,6 +80,8 @@ struct run_ctx {
 	struct volume_plan plan;
 	struct run_net net;
 	char machine_id[STAGE1_MACHINE_ID_STRING_MAX];
+	bool journal_linked;
+	bool machine_registered;
 };
 
 static void run_ctx_done(struct run_ctx *c)
@@ -144,6 +151,10 @@ static void run_undo(struct run_ctx *c)
 {
 	struct run_error err = {};
 
+	if (c->journal_linked && pod_journal_unlink(c->machine_id) < 0) {
+		print_warning(NULL, "cannot remove the pod's journal link");
+		return;
+	}
 	if (run_net_teardown(&c->net, c->pod_fd, c->flags.uuid, &err) < 0) {
 		print_warning(NULL, err.msg);
 		return;
@@ -206,7 +217,70 @@ static int run_enter_pod(struct run_ctx *c)
 	}
 	safe_close(c->pod_fd);
 	c->pod_fd = fd;
+	r = pod_journal_prepare(c->pod_fd, c->pod_dir, c->machine_id, print_warning, NULL, &err);
+	if (r < 0) {
+		run_undo(c);
+		return fail(1, err.msg);
+	}
+	c->journal_linked = r > 0;
+	r = vmm_root_prepare(c->pod_fd);
+	if (r < 0) {
+		(void) run_error_set(&err, r, "cannot mount a procfs in the stage1 rootfs: %m");
+		run_undo(c);
+		return fail(1, err.msg);
+	}
 	return 0;
+}
+
+/*
+ * Once the VMM runs: register the pod with systemd-machined, the VMM as its leader (its root is
+ * the stage1 rootfs, cc-vmm --chroot), recorded first so that gc unregisters it after a crash.
+ * machined is optional: without it nothing is said; a failed registration is a warning.
+ */
+static void machine_register(pid_t pid, void *userdata)
+{
+	struct run_ctx *c = userdata;
+	_cleanup_free_ char *name = NULL, *root = NULL;
+	struct machined_machine m = {
+		.service = "rkt",
+		.class = "container",
+		.leader = pid,
+	};
+	struct run_error err = {};
+	bool scope;
+	int r;
+
+	if (asprintf(&name, "rkt-%s", c->flags.uuid) < 0 ||
+	    asprintf(&root, "%s/" POD_STAGE1_ROOTFS, c->pod_dir) < 0 ||
+	    stage1_uuid_to_bytes(c->flags.uuid, m.id) < 0)
+		return print_warning(NULL, "cannot register the pod with systemd-machined");
+	m.name = name, m.root_directory = root;
+	r = pod_resources_append(c->pod_fd, POD_RESOURCE_MACHINE, name);
+	if (r < 0) {
+		(void) run_error_set(&err, r, "cannot record the machined registration: %m");
+		return print_warning(NULL, err.msg);
+	}
+	r = machined_register(&m, &scope, &err);
+	if (r == -EOPNOTSUPP)
+		log_debug("no systemd-machined on the system bus: the pod is not registered");
+	else if (r < 0)
+		print_warning(NULL, err.msg);
+	else {
+		c->machine_registered = true;
+		log_debug("registered %s with systemd-machined (leader %d, %s)", name, (int) pid,
+			  scope ? "in a scope of its own" : "in run's unit");
+	}
+}
+
+static void machine_unregister(struct run_ctx *c)
+{
+	_cleanup_free_ char *name = NULL;
+	struct run_error err = {};
+
+	if (!c->machine_registered)
+		return;
+	if (asprintf(&name, "rkt-%s", c->flags.uuid) < 0 || machined_unregister(name, &err) < 0)
+		print_warning(NULL, err.msg[0] ? err.msg : "cannot unregister the pod");
 }
 
 /* --debug: the VMM command line on one line, each argument single-quoted. */
@@ -258,9 +332,20 @@ static int run_vmm(struct run_ctx *c)
 		.pod_fd = c->pod_fd,
 		.keep_fds = c->net.tap_fds,
 		.n_keep_fds = c->net.pod.n_nics,
+		.started = machine_register,
+		.userdata = c,
 	};
 
+	struct tty_raw tty = {.fd = -1};
+
+	/* --interactive: the terminal is the app's (the guest console's), Ctrl-C included. */
+	if (c->flags.interactive)
+		(void) tty_raw_enter(&tty, STDIN_FILENO);
 	r = supervise_run(&sc, &status, NULL, &err);
+	tty_raw_leave(&tty);
+	machine_unregister(c);
+	/* A VMM that was killed could not remove its vsock socket. */
+	(void) unlinkat(c->pod_fd, POD_VSOCK_PATH, 0);
 	if (r < 0) {
 		/* The VMM never ran: leave the pod dir as rkt made it. */
 		(void) unlinkat(c->pod_fd, POD_PID_PATH, 0);

@@ -14,10 +14,12 @@
 #define POD_RKT_DIR	  POD_STAGE1_ROOTFS "/rkt"
 #define POD_STATUS_DIR	  POD_RKT_DIR "/status"
 #define POD_EXIT_PATH	  POD_RKT_DIR "/cc-pod-exit"
-#define POD_CC_DIR	  "cc"
-#define POD_LAYER_DIR	  POD_CC_DIR "/layer"
-#define POD_VSOCK_PATH	  POD_CC_DIR "/vsock"
-#define POD_TIMINGS_PATH  POD_CC_DIR "/timings"
+/* The guest's persistent journal, /var/log/journal/<machine id> in the guest (9p). */
+#define POD_JOURNAL_DIR	 POD_STAGE1_ROOTFS "/var/log/journal"
+#define POD_CC_DIR	 "cc"
+#define POD_LAYER_DIR	 POD_CC_DIR "/layer"
+#define POD_VSOCK_PATH	 POD_CC_DIR "/vsock"
+#define POD_TIMINGS_PATH POD_CC_DIR "/timings"
 /* The stage1's own files, shipped in the ACI as /cc/... */
 #define POD_STAGE1_CC_DIR POD_STAGE1_ROOTFS "/cc"
 #define POD_STAGE1_VMM	  POD_STAGE1_CC_DIR "/cc-vmm"

@@ -12,6 +12,8 @@
 
 #include "cc/cleanup.h"
 #include "cc/fileio.h"
+#include "machined.h"
+#include "pod-journal.h"
 #include "pod-resources.h"
 
 #define NETNS_DIR "/run/netns"
@@ -19,6 +21,8 @@
 static const char *const kind_names[_POD_RESOURCE_KIND_MAX] = {
 	[POD_RESOURCE_TAP] = "tap",
 	[POD_RESOURCE_NETNS] = "netns",
+	[POD_RESOURCE_JOURNAL_LINK] = "journal-link",
+	[POD_RESOURCE_MACHINE] = "machine",
 };
 
 const char *pod_resource_kind_to_string(enum pod_resource_kind k)
@@ -51,13 +55,26 @@ static int name_chars_valid(const char *name, size_t max)
 	return 1;
 }
 
+static int machine_id_valid(const char *name)
+{
+	size_t n = 0;
+
+	for (; name[n]; n++)
+		if (!((name[n] >= '0' && name[n] <= '9') || (name[n] >= 'a' && name[n] <= 'f')))
+			return 0;
+	return n == 32;
+}
+
 int pod_resource_name_valid(enum pod_resource_kind kind, const char *name)
 {
 	switch (kind) {
 	case POD_RESOURCE_TAP:
 		return name_chars_valid(name, IFNAMSIZ - 1);
 	case POD_RESOURCE_NETNS:
+	case POD_RESOURCE_MACHINE:
 		return name_chars_valid(name, POD_RESOURCE_NAME_MAX);
+	case POD_RESOURCE_JOURNAL_LINK:
+		return machine_id_valid(name);
 	default:
 		return 0;
 	}
@@ -230,6 +247,10 @@ int pod_resource_remove(const struct pod_resource *r)
 		return tap_remove(r->name);
 	case POD_RESOURCE_NETNS:
 		return netns_remove(r->name);
+	case POD_RESOURCE_JOURNAL_LINK:
+		return pod_journal_unlink(r->name);
+	case POD_RESOURCE_MACHINE:
+		return machined_unregister(r->name, NULL);
 	default:
 		return -EINVAL;
 	}

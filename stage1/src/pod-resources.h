@@ -16,8 +16,10 @@
 #define POD_RESOURCE_NAME_MAX  64u
 
 enum pod_resource_kind {
-	POD_RESOURCE_TAP,   /* a persistent tap device, by interface name */
-	POD_RESOURCE_NETNS, /* a named network namespace, /run/netns/<name> */
+	POD_RESOURCE_TAP,	   /* a persistent tap device, by interface name */
+	POD_RESOURCE_NETNS,	   /* a named network namespace, /run/netns/<name> */
+	POD_RESOURCE_JOURNAL_LINK, /* /var/log/journal/<machine id> -> the pod's journal */
+	POD_RESOURCE_MACHINE,	   /* a systemd-machined registration, by machine name */
 	_POD_RESOURCE_KIND_MAX,
 	_POD_RESOURCE_KIND_INVALID = -22,
 };
@@ -30,7 +32,10 @@ struct pod_resource {
 const char *pod_resource_kind_to_string(enum pod_resource_kind k);
 enum pod_resource_kind pod_resource_kind_from_string(const char *s);
 
-/* Whether name is acceptable for kind (interface name rules for taps, a file name for netns). */
+/*
+ * Whether name is acceptable for kind (interface name rules for taps, a file name for netns and
+ * machines, 32 lower-case hex digits for journal links).
+ */
 int pod_resource_name_valid(enum pod_resource_kind kind, const char *name);
 
 /*

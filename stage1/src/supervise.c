@@ -199,6 +199,8 @@ int supervise_run(const struct supervise_config *c, int *ret_status, pid_t *ret_
 	}
 	if (ret_pid)
 		*ret_pid = pid;
+	if (c->started)
+		c->started(pid, c->userdata);
 	r = wait_forwarding(pid, &mask, ret_status);
 	if (r < 0) {
 		child_kill(pid);

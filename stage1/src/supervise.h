@@ -34,6 +34,9 @@ struct supervise_config {
 	size_t n_keep_fds;
 	/* Called in the child just before exec (tests); NULL for none. */
 	void (*child_hook)(void);
+	/* Called in the supervisor once the VMM runs (exec succeeded); NULL for none. */
+	void (*started)(pid_t pid, void *userdata);
+	void *userdata;
 };
 
 /*

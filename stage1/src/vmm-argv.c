@@ -73,7 +73,8 @@ static int cmdline_build(const struct vmm_config *c, char **ret)
 	r = asprintf(
 		ret,
 		"console=hvc0 root=/dev/pmem0 rootflags=dax ro init=/sbin/cc-init cc.pod=cc-layer "
-		"cc.mount=cc-stage2:/opt/stage2 cc.mount=cc-rkt:/rkt reboot=k "
+		"cc.mount=cc-stage2:/opt/stage2 cc.mount=cc-rkt:/rkt "
+		"cc.mount=cc-journal:/var/log/journal reboot=k "
 		"rootwait " GUEST_DENSITY_PARAMS " systemd.machine_id=%s %s%s%s",
 		c->machine_id,
 		c->debug ? "debug systemd.log_level=debug"
@@ -123,6 +124,12 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 	add(&b, "cc-stage2:%s/" POD_STAGE2_DIR, d);
 	add(&b, "--9p");
 	add(&b, "cc-rkt:%s/" POD_RKT_DIR, d);
+	add(&b, "--9p");
+	add(&b, "cc-journal:%s/" POD_JOURNAL_DIR, d);
+	/* The pod's machine (systemd-machined) has the stage1 rootfs as its root, as with nspawn.
+	 */
+	add(&b, "--chroot");
+	add(&b, "%s/" POD_STAGE1_ROOTFS, d);
 	add(&b, "--vsock");
 	/* The VMM runs in the pod dir: fall back to the relative path when the absolute is long. */
 	if (strlen(d) + sizeof("/" POD_VSOCK_PATH) - 1 <= VMM_VSOCK_PATH_MAX)

@@ -33,10 +33,23 @@ static int exe_is_vmm(pid_t pid)
 	return strcmp(base ? base + 1 : exe, VMM_EXE_NAME) == 0;
 }
 
-int vmm_process_matches(pid_t pid, int dir_fd)
+/* Whether /proc/<pid>/<link> (cwd, root) is the directory held by fd. */
+static int proc_dir_is(pid_t pid, const char *link, int fd)
 {
 	char path[64];
 	struct stat a, b;
+
+	(void) snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, link);
+	if (stat(path, &a) < 0)
+		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
+	if (fstat(fd, &b) < 0)
+		return -errno;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int vmm_process_matches(pid_t pid, int dir_fd)
+{
+	_cleanup_close_ int root_fd = -1;
 	int r;
 
 	if (pid <= 1)
@@ -44,12 +57,14 @@ int vmm_process_matches(pid_t pid, int dir_fd)
 	r = exe_is_vmm(pid);
 	if (r <= 0)
 		return r;
-	(void) snprintf(path, sizeof(path), "/proc/%d/cwd", (int) pid);
-	if (stat(path, &a) < 0)
-		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
-	if (fstat(dir_fd, &b) < 0)
-		return -errno;
-	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	/* Sandboxed, the VMM's root and cwd are the pod's stage1 rootfs (cc-vmm --chroot). */
+	root_fd = openat(dir_fd, POD_STAGE1_ROOTFS, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd >= 0) {
+		r = proc_dir_is(pid, "root", root_fd);
+		if (r != 0)
+			return r;
+	}
+	return proc_dir_is(pid, "cwd", dir_fd);
 }
 
 static int pid_file_read(int pod_fd, pid_t *ret)

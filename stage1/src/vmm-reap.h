@@ -12,7 +12,8 @@
 #define VMM_EXE_NAME "cc-vmm"
 
 /*
- * Whether pid is a cc-vmm running in the directory dir_fd: 1 yes, 0 no (or gone), <0 error.
+ * Whether pid is a cc-vmm of the pod dir dir_fd: its cwd is the pod dir (before the sandbox)
+ * or its root is the pod's stage1 rootfs (after). 1 yes, 0 no (or gone), <0 error.
  */
 int vmm_process_matches(pid_t pid, int dir_fd);
 

@@ -16,6 +16,8 @@
  *   read=PATH                                  print the file's lines
  *   stat=PATH                                  print mode, uid and gid
  *   wait=PATH                                  wait up to 60 s for PATH to exist
+ *   stdin                                      read one line: "stdin tty=0|1 line=LINE"
+ *                                              ("stdin tty=0|1 eof" at end of input)
  *   syscall=NAME                               call uname, getppid, sync or umask: ok or errno
  *   serve=PORT[:N]  connect=IP:PORT            TCP server and client (cc-testapp-tcp.c)
  *   mds=PATH  mds-serve=PORT:TOKEN:N           metadata service client and stand-in (same)
@@ -225,6 +227,20 @@ static void step_sleep(const char *arg)
 		;
 }
 
+/* One line of stdin, and whether stdin is a terminal (run --interactive). */
+static void step_stdin(void)
+{
+	char line[256];
+	int tty = isatty(STDIN_FILENO);
+
+	if (!fgets(line, sizeof(line), stdin)) {
+		testapp_say("stdin tty=%d eof", tty);
+		return;
+	}
+	line[strcspn(line, "\r\n")] = '\0';
+	testapp_say("stdin tty=%d line=%s", tty, line);
+}
+
 static int step(const char *s)
 {
 	const char *arg = strchr(s, '=');
@@ -271,6 +287,8 @@ static int step(const char *s)
 		step_wait(arg);
 	else if (strncmp(s, "syscall=", 8) == 0)
 		step_syscall(arg);
+	else if (strcmp(s, "stdin") == 0)
+		step_stdin();
 	else if (strncmp(s, "serve=", 6) == 0)
 		testapp_step_serve(arg);
 	else if (strncmp(s, "connect=", 8) == 0)

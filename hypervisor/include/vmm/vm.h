@@ -103,6 +103,11 @@ struct vm_config {
 	bool sandbox;
 	enum vm_seccomp seccomp;
 	int sandbox_keep_fd; /* an inherited fd to keep open (rkt's pod lock), or -1 */
+	/*
+	 * With the sandbox: the VMM's root once set up (chroot), or NULL. The stage1 passes the
+	 * pod's stage1 rootfs, as systemd-machined expects of a registered container's leader.
+	 */
+	const char *sandbox_root;
 };
 
 struct vm_error {

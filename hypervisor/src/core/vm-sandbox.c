@@ -35,6 +35,7 @@ int vm_sandbox_enter(struct vm *vm)
 		.action = vm->cfg.seccomp == VM_SECCOMP_LOG ? SANDBOX_ACTION_LOG
 							    : SANDBOX_ACTION_KILL,
 		.keep_fd = vm->cfg.sandbox_keep_fd,
+		.chroot_dir = vm->cfg.sandbox_root,
 	};
 	bool any_rw = false, any_ro = false;
 	int r;

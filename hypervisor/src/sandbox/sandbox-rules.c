@@ -110,7 +110,6 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	ANY(sendmsg, "vsock: guest data to the host socket"),
 	ANY(shutdown, "vsock: guest shutdown of its send side"),
 	ANY(timerfd_settime, "vsock: handshake and connection timeouts"),
-	ANY(unlink, "vsock: remove UDS_PATH at teardown"),
 	/* virtio-9p (docs/9p.md "Seccomp") */
 	ANY(openat2, "9p: walk one component, RESOLVE_BENEATH"),
 	ANY(openat, "9p: reopen an O_PATH fd through /proc/self/fd, create"),
@@ -132,7 +131,7 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	ANY(linkat, "9p: link"),
 	ANY(renameat, "9p: rename, renameat"),
 	ANY(renameat2, "9p: rename on libcs that use it"),
-	ANY(unlinkat, "9p: unlinkat, remove"),
+	ANY(unlinkat, "9p: unlinkat, remove; vsock: remove UDS_PATH at teardown"),
 	ANY(readlinkat, "9p: readlink"),
 	ANY(fchownat, "9p: setattr uid/gid, owner of new nodes"),
 	ANY(fchown, "9p: owner of new files"),

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "cc/cleanup.h"
 #include "cc/log.h"
 #include "sandbox/sandbox-caps.h"
 #include "sandbox/sandbox-fds.h"
@@ -103,19 +105,43 @@ int sandbox_new(const struct sandbox_config *cfg, struct sandbox **ret)
 	return 0;
 }
 
-/* Resident set in kB (from /proc/self/statm), for the debug log; -1 if unknown. */
-static long sandbox_rss_kb(void)
+/*
+ * Resident set in kB from statm_fd (/proc/self/statm, opened before any chroot), for the debug
+ * log; -1 if unknown.
+ */
+static long sandbox_rss_kb(int statm_fd)
 {
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/statm", "re");
 	unsigned long size, resident;
+	char buf[128];
+	ssize_t n;
 
-	if (!f || fscanf(f, "%lu %lu", &size, &resident) != 2)
+	if (statm_fd < 0)
+		return -1;
+	n = pread(statm_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lu %lu", &size, &resident) != 2)
 		return -1;
 	return (long) (resident * (unsigned long) sysconf(_SC_PAGESIZE) / 1024);
 }
 
+static int sandbox_chroot(const char *dir)
+{
+	if (chroot(dir) < 0)
+		return log_debug_errno(errno, "sandbox: cannot chroot to %s: %m", dir);
+	if (chdir("/") < 0)
+		return log_debug_errno(errno, "sandbox: cannot enter the new root: %m");
+	/* 9p reaches xattrs through /proc/self/fd: the new root must have a procfs. */
+	if (access("/proc/self/fd", F_OK) < 0)
+		return log_debug_errno(errno, "sandbox: %s has no procfs on /proc: %m", dir);
+	log_debug("sandbox: root is now %s", dir);
+	return 0;
+}
+
 int sandbox_enter_process(struct sandbox *sb)
 {
+	_cleanup_close_ int statm_fd = -1;
 	long rss_before;
 	int r;
 
@@ -126,12 +152,20 @@ int sandbox_enter_process(struct sandbox *sb)
 	log_debug("sandbox: closed %d inherited fds", r);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return log_debug_errno(errno, "sandbox: cannot set no_new_privs: %m");
+	statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	/* While CAP_SYS_CHROOT is still there. */
+	if (sb->cfg.chroot_dir) {
+		r = sandbox_chroot(sb->cfg.chroot_dir);
+		if (r < 0)
+			return r;
+	}
 	r = sandbox_caps_apply(sb->cfg.vmm_caps, true);
 	if (r < 0)
 		return log_debug_errno(r, "sandbox: cannot drop capabilities: %m");
-	rss_before = sandbox_rss_kb();
+	rss_before = sandbox_rss_kb(statm_fd);
 	(void) malloc_trim(0);
-	log_debug("sandbox: malloc_trim: RSS %ld kB -> %ld kB", rss_before, sandbox_rss_kb());
+	log_debug("sandbox: malloc_trim: RSS %ld kB -> %ld kB", rss_before,
+		  sandbox_rss_kb(statm_fd));
 	return 0;
 }
 

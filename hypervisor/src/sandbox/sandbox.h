@@ -8,8 +8,9 @@
  *                            program per thread kind from the tables of sandbox-rules.c
  *                            (nothing applied yet);
  *   sandbox_enter_process()  main thread, before any other thread exists: closes inherited
- *                            fds, sets no_new_privs, drops capabilities (bounding set too),
- *                            malloc_trim(0); threads created afterwards inherit all of it;
+ *                            fds, sets no_new_privs, enters the chroot if one is set,
+ *                            drops capabilities (bounding set too), malloc_trim(0); threads
+ *                            created afterwards inherit all of it;
  *   sandbox_enter_thread()   in each thread, before it runs guest work: drops what that
  *                            thread kind does not need and installs its own filter with
  *                            seccomp(2) (TSYNC off: that thread only).
@@ -46,6 +47,12 @@ struct sandbox_config {
 	enum sandbox_action action;
 	int keep_fd;	   /* an inherited fd to keep open (rkt's pod lock), or -1 */
 	uint64_t vmm_caps; /* capabilities the main thread keeps (1 << CAP_*), see sandbox-caps.h */
+	/*
+	 * A directory that becomes the process's root (chroot, then chdir "/"), or NULL. Every
+	 * file the VM uses is open by then; a path the VMM resolves later (a vsock UDS_PATH_P
+	 * connection) resolves inside it.
+	 */
+	const char *chroot_dir;
 };
 
 struct sandbox;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,9 @@
 struct vsock_mux {
 	uint64_t guest_cid;
 	char *uds_path;
+	/* UDS_PATH's directory and name: removal at teardown works after a chroot too. */
+	int uds_dir_fd;
+	char *uds_name;
 	int epfd;
 	int listen_fd;
 	int timer_fd;
@@ -499,6 +503,11 @@ void vsock_mux_reset(struct vsock_mux *mux)
 	mux->rst_len = 0;
 }
 
+static void mux_unlink(struct vsock_mux *mux)
+{
+	(void) unlinkat(mux->uds_dir_fd, mux->uds_name, 0);
+}
+
 static int mux_listen(struct vsock_mux *mux)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -513,17 +522,39 @@ static int mux_listen(struct vsock_mux *mux)
 	if (listen(mux->listen_fd, MUX_LISTEN_BACKLOG) < 0) {
 		int r = -errno;
 
-		(void) unlink(mux->uds_path);
+		mux_unlink(mux);
 		return r;
 	}
 	e.data.ptr = &mux->listen_fd;
 	if (epoll_ctl(mux->epfd, EPOLL_CTL_ADD, mux->listen_fd, &e) < 0) {
 		int r = -errno;
 
-		(void) unlink(mux->uds_path);
+		mux_unlink(mux);
 		return r;
 	}
 	return 0;
+}
+
+/* Splits uds_path into its directory (opened O_PATH) and its last component. */
+static int mux_uds_split(struct vsock_mux *mux, const char *uds_path)
+{
+	const char *slash = strrchr(uds_path, '/');
+	_cleanup_free_ char *dir = NULL;
+
+	if (!slash) {
+		dir = strdup(".");
+		mux->uds_name = strdup(uds_path);
+	} else {
+		dir = slash == uds_path ? strdup("/")
+					: strndup(uds_path, (size_t) (slash - uds_path));
+		mux->uds_name = strdup(slash + 1);
+	}
+	if (!dir || !mux->uds_name)
+		return -ENOMEM;
+	if (mux->uds_name[0] == '\0')
+		return -EINVAL;
+	mux->uds_dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return mux->uds_dir_fd < 0 ? -errno : 0;
 }
 
 static void mux_freep(struct vsock_mux **p)
@@ -545,7 +576,7 @@ int vsock_mux_new(uint64_t guest_cid, const char *uds_path, struct vsock_mux **r
 	mux = calloc(1, sizeof(*mux));
 	if (!mux)
 		return -ENOMEM;
-	mux->epfd = mux->listen_fd = mux->timer_fd = -1;
+	mux->epfd = mux->listen_fd = mux->timer_fd = mux->uds_dir_fd = -1;
 	for (unsigned i = 0; i < VSOCK_MUX_MAX_HANDSHAKES; i++)
 		mux->hs[i].fd = -1;
 	mux->rxq_tail = &mux->rxq_head;
@@ -554,6 +585,9 @@ int vsock_mux_new(uint64_t guest_cid, const char *uds_path, struct vsock_mux **r
 	mux->uds_path = strdup(uds_path);
 	if (!mux->uds_path)
 		return -ENOMEM;
+	r = mux_uds_split(mux, uds_path);
+	if (r < 0)
+		return r;
 	mux->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (mux->epfd < 0)
 		return -errno;
@@ -582,10 +616,12 @@ struct vsock_mux *vsock_mux_free(struct vsock_mux *mux)
 		mux_hs_close(mux, &mux->hs[i]);
 	if (mux->listen_fd >= 0) {
 		safe_close(mux->listen_fd);
-		(void) unlink(mux->uds_path);
+		mux_unlink(mux);
 	}
 	safe_close(mux->timer_fd);
 	safe_close(mux->epfd);
+	safe_close(mux->uds_dir_fd);
+	free(mux->uds_name);
 	free(mux->uds_path);
 	free(mux);
 	return NULL;

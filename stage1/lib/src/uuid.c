@@ -32,3 +32,20 @@ int stage1_uuid_to_machine_id(const char *uuid, char ret[STAGE1_MACHINE_ID_STRIN
 	ret[k] = '\0';
 	return 0;
 }
+
+static uint8_t hex_value(char c)
+{
+	return (uint8_t) (c <= '9' ? c - '0' : c - 'a' + 10);
+}
+
+int stage1_uuid_to_bytes(const char *uuid, uint8_t ret[16])
+{
+	char id[STAGE1_MACHINE_ID_STRING_MAX];
+	int r = stage1_uuid_to_machine_id(uuid, id);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < 16; i++)
+		ret[i] = (uint8_t) (hex_value(id[2 * i]) << 4 | hex_value(id[2 * i + 1]));
+	return 0;
+}

@@ -38,6 +38,8 @@ START_TEST(test_kind_names)
 {
 	ck_assert_str_eq(pod_resource_kind_to_string(POD_RESOURCE_TAP), "tap");
 	ck_assert_str_eq(pod_resource_kind_to_string(POD_RESOURCE_NETNS), "netns");
+	ck_assert_str_eq(pod_resource_kind_to_string(POD_RESOURCE_JOURNAL_LINK), "journal-link");
+	ck_assert_int_eq(pod_resource_kind_from_string("machine"), POD_RESOURCE_MACHINE);
 	ck_assert_ptr_null(pod_resource_kind_to_string(_POD_RESOURCE_KIND_MAX));
 	ck_assert_int_eq(pod_resource_kind_from_string("tap"), POD_RESOURCE_TAP);
 	ck_assert_int_eq(pod_resource_kind_from_string("mount"), _POD_RESOURCE_KIND_INVALID);
@@ -56,6 +58,38 @@ START_TEST(test_names)
 	ck_assert(!pod_resource_name_valid(POD_RESOURCE_NETNS, ".."));
 	ck_assert(!pod_resource_name_valid(POD_RESOURCE_NETNS, "a/b"));
 	ck_assert(pod_resource_name_valid(POD_RESOURCE_NETNS, "cc-0123"));
+	ck_assert(pod_resource_name_valid(POD_RESOURCE_JOURNAL_LINK,
+					  "0123abcd456789ef0123456789abcdef"));
+	ck_assert(!pod_resource_name_valid(POD_RESOURCE_JOURNAL_LINK,
+					   "0123ABCD456789ef0123456789abcdef"));
+	ck_assert(!pod_resource_name_valid(POD_RESOURCE_JOURNAL_LINK, "0123abcd"));
+	ck_assert(!pod_resource_name_valid(POD_RESOURCE_JOURNAL_LINK, "../../../etc/passwd"));
+	ck_assert(pod_resource_name_valid(POD_RESOURCE_MACHINE,
+					  "rkt-0123abcd-4567-89ef-0123-456789abcdef"));
+	ck_assert(!pod_resource_name_valid(POD_RESOURCE_MACHINE, "rkt x"));
+}
+END_TEST
+
+/* A journal link is removed only while it is a symlink: a directory there is not ours. */
+START_TEST(test_remove_journal_link)
+{
+	char host[] = "/tmp/cc-test-journal.XXXXXX", path[64];
+	struct pod_resource r = {.kind = POD_RESOURCE_JOURNAL_LINK};
+
+	ck_assert_ptr_nonnull(mkdtemp(host));
+	ck_assert_int_eq(setenv("CC_HOST_JOURNAL_DIR", host, 1), 0);
+	strcpy(r.name, "0123abcd456789ef0123456789abcdef");
+	(void) snprintf(path, sizeof(path), "%s/%s", host, r.name);
+	ck_assert_int_eq(symlink("/nonexistent", path), 0);
+	ASSERT_OK(pod_resource_remove(&r));
+	ck_assert_int_lt(access(path, F_OK), 0);
+	ASSERT_OK(pod_resource_remove(&r)); /* gone already */
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	ASSERT_OK(pod_resource_remove(&r));
+	ck_assert_int_eq(access(path, F_OK), 0);
+	ck_assert_int_eq(rmdir(path), 0);
+	ck_assert_int_eq(rmdir(host), 0);
+	ck_assert_int_eq(unsetenv("CC_HOST_JOURNAL_DIR"), 0);
 }
 END_TEST
 
@@ -173,6 +207,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_append_then_load);
 	tcase_add_test(tc, test_parse_hostile);
+	tcase_add_test(tc, test_remove_journal_link);
 	tcase_add_test(tc, test_too_big);
 	tcase_add_test(tc, test_remove_rejects_bad_names);
 	suite_add_tcase(s, tc);

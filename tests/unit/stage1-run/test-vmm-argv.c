@@ -55,11 +55,16 @@ START_TEST(test_quiet)
 		"cc-stage2:/p/stage1/rootfs/opt/stage2",
 		"--9p",
 		"cc-rkt:/p/stage1/rootfs/rkt",
+		"--9p",
+		"cc-journal:/p/stage1/rootfs/var/log/journal",
+		"--chroot",
+		"/p/stage1/rootfs",
 		"--vsock",
 		"3:/p/cc/vsock",
 		"--cmdline",
 		"console=hvc0 root=/dev/pmem0 rootflags=dax ro init=/sbin/cc-init cc.pod=cc-layer "
-		"cc.mount=cc-stage2:/opt/stage2 cc.mount=cc-rkt:/rkt reboot=k rootwait "
+		"cc.mount=cc-stage2:/opt/stage2 cc.mount=cc-rkt:/rkt "
+		"cc.mount=cc-journal:/var/log/journal reboot=k rootwait "
 		"cgroup.memory=nokmem noreplace-smp systemd.machine_id=" MID
 		" quiet loglevel=1 systemd.show_status=false "
 		"systemd.log_level=warning",

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/*
+ * Registering a pod with systemd-machined (org.freedesktop.machine1 on the system bus), as
+ * rkt's nspawn stage1 does, so that `machinectl list` shows it and `journalctl -M <name>`
+ * reads its journal. machined is optional: where there is no system bus or no machined, the
+ * calls say so with -EOPNOTSUPP and the pod goes on.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "run-error.h"
+
+struct machined_machine {
+	const char *name;	    /* "rkt-<uuid>" */
+	uint8_t id[16];		    /* the machine ID (the pod UUID) */
+	const char *service;	    /* "rkt" */
+	const char *class;	    /* "container": machined opens the leader's root for -M */
+	pid_t leader;		    /* the VMM */
+	const char *root_directory; /* the pod's stage1 rootfs */
+};
+
+/*
+ * Register the machine as nspawn does: CreateMachine, where machined has systemd make the
+ * leader a scope of its own (machine-<name>.scope), so that any number of pods started from
+ * one shell or unit each get one; where that fails (no systemd as init), RegisterMachine, with
+ * the leader's own unit. *ret_scope: CreateMachine did it. 0 registered; -EOPNOTSUPP no bus or
+ * no machined (nothing to report); another negative errno with a one-line reason in *err.
+ */
+int machined_register(const struct machined_machine *m, bool *ret_scope, struct run_error *err);
+
+/* UnregisterMachine. 0 also when the machine, machined or the bus is not there. */
+int machined_unregister(const char *name, struct run_error *err);
