@@ -162,7 +162,7 @@ int bus_open(struct bus *b, const char *address)
 
 	*b = (struct bus){.fd = -1};
 	if (!address) {
-		address = getenv("DBUS_SYSTEM_BUS_ADDRESS");
+		address = secure_getenv("DBUS_SYSTEM_BUS_ADDRESS");
 		if (!address || !*address)
 			address = BUS_SYSTEM_DEFAULT_ADDRESS;
 	}

@@ -185,6 +185,7 @@ static void daemon_stop(void)
 	}
 	if (tmp)
 		cctest_rm_rf(tmp);
+	free(tmp);
 	tmp = NULL;
 }
 

@@ -73,7 +73,7 @@ END_TEST
 /* A journal link is removed only while it is a symlink: a directory there is not ours. */
 START_TEST(test_remove_journal_link)
 {
-	char host[] = "/tmp/cc-test-journal.XXXXXX", path[64];
+	char host[] = "/tmp/cc-test-journal.XXXXXX", path[sizeof(host) + POD_RESOURCE_NAME_MAX + 2];
 	struct pod_resource r = {.kind = POD_RESOURCE_JOURNAL_LINK};
 
 	ck_assert_ptr_nonnull(mkdtemp(host));
