@@ -82,6 +82,7 @@ struct run_ctx {
 	char machine_id[STAGE1_MACHINE_ID_STRING_MAX];
 	bool journal_linked;
 	bool machine_registered;
+	struct tty_raw tty; /* --interactive: the terminal in raw mode while the VMM runs */
 };
 
 static void run_ctx_done(struct run_ctx *c)
@@ -150,16 +151,18 @@ static int run_check(struct run_ctx *c)
 static void run_undo(struct run_ctx *c)
 {
 	struct run_error err = {};
+	bool keep = false;
 
 	if (c->journal_linked && pod_journal_unlink(c->machine_id) < 0) {
 		print_warning(NULL, "cannot remove the pod's journal link");
-		return;
+		keep = true;
 	}
 	if (run_net_teardown(&c->net, c->pod_fd, c->flags.uuid, &err) < 0) {
 		print_warning(NULL, err.msg);
-		return;
+		keep = true;
 	}
-	(void) rm_rf_at(c->pod_fd, POD_CC_DIR);
+	if (!keep)
+		(void) rm_rf_at(c->pod_fd, POD_CC_DIR);
 }
 
 /*
@@ -237,9 +240,8 @@ static int run_enter_pod(struct run_ctx *c)
  * the stage1 rootfs, cc-vmm --chroot), recorded first so that gc unregisters it after a crash.
  * machined is optional: without it nothing is said; a failed registration is a warning.
  */
-static void machine_register(pid_t pid, void *userdata)
+static void machine_register(struct run_ctx *c, pid_t pid)
 {
-	struct run_ctx *c = userdata;
 	_cleanup_free_ char *name = NULL, *root = NULL;
 	struct machined_machine m = {
 		.service = "rkt",
@@ -270,6 +272,20 @@ static void machine_register(pid_t pid, void *userdata)
 		log_debug("registered %s with systemd-machined (leader %d, %s)", name, (int) pid,
 			  scope ? "in a scope of its own" : "in run's unit");
 	}
+}
+
+/*
+ * The VMM runs: register the machine, then, with --interactive, give the terminal to the app
+ * (the guest console): raw mode, Ctrl-C included, until the VMM exits. After the registration,
+ * so that its warnings still print as lines.
+ */
+static void vmm_started(pid_t pid, void *userdata)
+{
+	struct run_ctx *c = userdata;
+
+	machine_register(c, pid);
+	if (c->flags.interactive)
+		(void) tty_raw_enter(&c->tty, STDIN_FILENO);
 }
 
 static void machine_unregister(struct run_ctx *c)
@@ -332,17 +348,12 @@ static int run_vmm(struct run_ctx *c)
 		.pod_fd = c->pod_fd,
 		.keep_fds = c->net.tap_fds,
 		.n_keep_fds = c->net.pod.n_nics,
-		.started = machine_register,
+		.started = vmm_started,
 		.userdata = c,
 	};
 
-	struct tty_raw tty = {.fd = -1};
-
-	/* --interactive: the terminal is the app's (the guest console's), Ctrl-C included. */
-	if (c->flags.interactive)
-		(void) tty_raw_enter(&tty, STDIN_FILENO);
 	r = supervise_run(&sc, &status, NULL, &err);
-	tty_raw_leave(&tty);
+	tty_raw_leave(&c->tty);
 	machine_unregister(c);
 	/* A VMM that was killed could not remove its vsock socket. */
 	(void) unlinkat(c->pod_fd, POD_VSOCK_PATH, 0);
@@ -371,7 +382,7 @@ static int run_vmm(struct run_ctx *c)
 
 int main(int argc, char *argv[])
 {
-	_cleanup_(run_ctx_done) struct run_ctx c = {.pod_fd = -1, .lock_fd = -1};
+	_cleanup_(run_ctx_done) struct run_ctx c = {.pod_fd = -1, .lock_fd = -1, .tty = {.fd = -1}};
 	struct stage1_error serr = {};
 	struct run_error err = {};
 	int r;
