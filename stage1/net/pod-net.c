@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cc/cleanup.h"
+#include "cc/time-util.h"
 #include "cc/log.h"
 #include "ccnet.h"
 #include "cni-exec.h"
@@ -17,14 +18,6 @@
 #include "nic-link.h"
 #include "portfwd.h"
 #include "stage1/uuid.h"
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int teardown(int pod_fd, const char *uuid, const char *const *cni_path, int timeout_ms,
 		    bool force, struct stage1_error *reterr);
@@ -191,7 +184,7 @@ static int setup(const struct ccnet_setup_params *p, struct ccnet_pod *pod,
 int ccnet_pod_setup(const struct ccnet_setup_params *p, struct ccnet_pod *ret,
 		    struct stage1_error *reterr)
 {
-	long long t0 = now_ms();
+	int64_t t0 = now_monotonic_ms();
 	struct stage1_error ignored;
 	int r;
 
@@ -216,7 +209,7 @@ int ccnet_pod_setup(const struct ccnet_setup_params *p, struct ccnet_pod *ret,
 		ret->n_nics = 0;
 		return r;
 	}
-	ret->setup_ms = (unsigned) (now_ms() - t0);
+	ret->setup_ms = (unsigned) (now_monotonic_ms() - t0);
 	log_debug("pod network set up in %u ms (%zu nics)", ret->setup_ms, ret->n_nics);
 	return 0;
 }

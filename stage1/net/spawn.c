@@ -12,17 +12,10 @@
 #include <unistd.h>
 
 #include "cc/cleanup.h"
+#include "cc/time-util.h"
 #include "spawn.h"
 
 extern char **environ;
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 _noreturn_ static void child_exec(const struct spawn_req *req, int in_fd, int out_fd)
 {
@@ -97,7 +90,7 @@ static int in_write(const struct spawn_req *req, struct io_state *st)
 
 static int io_loop(const struct spawn_req *req, struct io_state *st)
 {
-	long long deadline = now_ms() + req->timeout_ms;
+	int64_t deadline = now_monotonic_ms() + req->timeout_ms;
 
 	while (!st->exited) {
 		struct pollfd p[3] = {
@@ -105,7 +98,7 @@ static int io_loop(const struct spawn_req *req, struct io_state *st)
 			{.fd = st->out_eof ? -1 : st->out_fd, .events = POLLIN},
 			{.fd = st->in_fd, .events = POLLOUT},
 		};
-		long long left = deadline - now_ms();
+		int64_t left = deadline - now_monotonic_ms();
 		int r;
 
 		if (left <= 0)

@@ -11,15 +11,8 @@
 
 #include "bus.h"
 #include "cc/cleanup.h"
+#include "cc/time-util.h"
 #include "cc/fileio.h"
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Read exactly n bytes before the deadline. */
 static int read_exact(int fd, void *buf, size_t n, int64_t deadline)
@@ -28,7 +21,7 @@ static int read_exact(int fd, void *buf, size_t n, int64_t deadline)
 
 	while (n > 0) {
 		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - now_monotonic_ms();
 		ssize_t k;
 
 		if (left <= 0)
@@ -128,7 +121,7 @@ static int bus_read_msg(struct bus *b, int64_t deadline, struct bus_reply *ret)
 
 int bus_call(struct bus *b, struct bus_msg *m, struct bus_reply *ret)
 {
-	int64_t deadline = now_ms() + BUS_TIMEOUT_MS;
+	int64_t deadline = now_monotonic_ms() + BUS_TIMEOUT_MS;
 	uint32_t serial = ++b->serial;
 	int r;
 
@@ -179,7 +172,7 @@ int bus_open(struct bus *b, const char *address)
 		bus_close(b);
 		return r;
 	}
-	r = bus_auth(b->fd, now_ms() + BUS_TIMEOUT_MS);
+	r = bus_auth(b->fd, now_monotonic_ms() + BUS_TIMEOUT_MS);
 	if (r >= 0) {
 		bus_msg_method_call(&m, "org.freedesktop.DBus", "/org/freedesktop/DBus",
 				    "org.freedesktop.DBus", "Hello", NULL);

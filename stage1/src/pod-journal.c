@@ -11,34 +11,13 @@
 #include "pod-journal.h"
 #include "pod-paths.h"
 #include "pod-resources.h"
+#include "stage1/atomic-write.h"
 
 const char *pod_journal_host_dir(void)
 {
 	const char *e = secure_getenv("CC_HOST_JOURNAL_DIR");
 
 	return e && *e ? e : POD_JOURNAL_HOST_DIR;
-}
-
-/* mkdir -p of a path relative to dir_fd. */
-static int mkdir_p_at(int dir_fd, const char *rel)
-{
-	char buf[PATH_MAX];
-	int n = snprintf(buf, sizeof(buf), "%s", rel);
-
-	if (n < 0 || (size_t) n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	for (char *p = buf;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char c = *p;
-
-		*p = '\0';
-		if (mkdirat(dir_fd, buf, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		if (c == '\0')
-			return 0;
-		*p = c;
-	}
 }
 
 int pod_journal_unlink(const char *machine_id)
@@ -60,13 +39,13 @@ int pod_journal_unlink(const char *machine_id)
 int pod_journal_prepare(int pod_fd, const char *pod_dir, const char *machine_id, run_warn_fn warn,
 			void *userdata, struct run_error *err)
 {
-	_cleanup_close_ int host_fd = -1;
+	_cleanup_close_ int host_fd = -1, journal_fd = -1;
 	_cleanup_free_ char *target = NULL;
 	const char *host = pod_journal_host_dir();
 	struct stat st;
 	int r;
 
-	r = mkdir_p_at(pod_fd, POD_JOURNAL_DIR);
+	r = layer_mkdir_p(pod_fd, POD_JOURNAL_DIR, 0755, &journal_fd);
 	if (r < 0)
 		return run_error_set(err, r, "%s: %m", POD_JOURNAL_DIR);
 	host_fd = open(host, O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atomic-write.h"
+#include "stage1/atomic-write.h"
 #include "cc/cleanup.h"
 #include "cc/fileio.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic-write.h"
+#include "stage1/atomic-write.h"
 #include "cc/cleanup.h"
 #include "podlayer-internal.h"
 #include "stage1/env.h"

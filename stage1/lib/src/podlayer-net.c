@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "atomic-write.h"
+#include "stage1/atomic-write.h"
 #include "cc/cleanup.h"
 #include "podlayer-internal.h"
 #include "stage1/unit.h"
