@@ -359,10 +359,10 @@ int cni_error_describe(const char *out, size_t len, char *buf, size_t size)
 	return 0;
 }
 
-const struct cni_ip *cni_result_first_ip4(const struct cni_result *r)
+const struct cni_ip *cni_result_first_ip(const struct cni_result *r, int family)
 {
 	for (size_t i = 0; i < r->n_ips; i++)
-		if (r->ips[i].family == AF_INET)
+		if (r->ips[i].family == family)
 			return &r->ips[i];
 	return NULL;
 }

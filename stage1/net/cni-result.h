@@ -79,5 +79,5 @@ int cni_error_describe(const char *out, size_t len, char *buf, size_t size);
 int cni_cidr_parse(const char *s, bool prefix_required, int *ret_family, uint8_t ret_addr[16],
 		   unsigned *ret_prefixlen);
 
-/* The first IPv4 of the result (or -ENOENT). */
-const struct cni_ip *cni_result_first_ip4(const struct cni_result *r);
+/* The first address of family (AF_INET or AF_INET6) in the result, or NULL. */
+const struct cni_ip *cni_result_first_ip(const struct cni_result *r, int family);

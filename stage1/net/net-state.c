@@ -13,6 +13,7 @@
 #include "cc/fileio.h"
 #include "json-util.h"
 #include "net-state.h"
+#include "portfwd.h"
 
 #define STATE_SIZE_MAX (64u * 1024u)
 
@@ -267,7 +268,7 @@ static json_object *ip_or_null(int family, const uint8_t *addr)
 static json_object *net_info_entry(const char *pod_path, const struct ccnet_conf *c,
 				   const struct ccnet_nic *nic)
 {
-	const struct cni_ip *ip4 = cni_result_first_ip4(&nic->result);
+	const struct cni_ip *ip4 = cni_result_first_ip(&nic->result, AF_INET);
 	json_object *o = json_object_new_object();
 	_cleanup_free_ char *conf = NULL;
 	uint8_t mask[16] = {};
@@ -323,28 +324,40 @@ int net_info_write(int pod_fd, const struct ccnet_selection *sel, const struct c
 	return r;
 }
 
-int net_ports_mark(int pod_fd, bool set)
+int net_ports_mark(int pod_fd, int families)
 {
-	_cleanup_close_ int dfd = state_dir_open(pod_fd, set);
+	_cleanup_close_ int dfd = state_dir_open(pod_fd, families != 0);
+	char buf[16];
 
-	if (dfd == -ENOENT && !set)
+	if (dfd == -ENOENT && families == 0)
 		return 0;
 	if (dfd < 0)
 		return dfd;
-	if (set)
-		return net_file_write(dfd, "ports", "1\n", 2);
-	return unlinkat(dfd, "ports", 0) < 0 && errno != ENOENT ? -errno : 0;
+	if (families == 0)
+		return unlinkat(dfd, "ports", 0) < 0 && errno != ENOENT ? -errno : 0;
+	(void) snprintf(buf, sizeof(buf), "%d\n", families);
+	return net_file_write(dfd, "ports", buf, strlen(buf));
 }
 
 int net_ports_marked(int pod_fd)
 {
 	_cleanup_close_ int dfd = state_dir_open(pod_fd, 0);
+	_cleanup_close_ int fd = -1;
+	char buf[16] = "";
+	ssize_t n;
 
 	if (dfd == -ENOENT)
 		return 0;
 	if (dfd < 0)
 		return dfd;
-	if (faccessat(dfd, "ports", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-		return 1;
-	return errno == ENOENT ? 0 : -errno;
+	fd = openat(dfd, "ports", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return -errno;
+	/* Anything but a family mask (a damaged file) means: clean up both. */
+	if (n < 2 || buf[1] != '\n' || buf[0] < '1' || buf[0] > '3')
+		return PORTFWD_IP4 | PORTFWD_IP6;
+	return buf[0] - '0';
 }

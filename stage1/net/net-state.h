@@ -37,9 +37,12 @@ int net_state_save_result(int pod_fd, const char *ifname, const char *out, size_
 /* -ENOENT if there is none (ADD failed or never ran). */
 int net_state_load_result(int pod_fd, const char *ifname, char **ret, size_t *ret_len);
 
-/* cc/net/ports: port rules may exist (set before adding them, cleared once removed). */
-int net_ports_mark(int pod_fd, bool set);
-/* 1 if marked, 0 if not, or a negative errno. */
+/*
+ * cc/net/ports: port rules of these address families (PORTFWD_IP4|PORTFWD_IP6) may exist. Set
+ * before adding them; families 0 clears it once they are removed.
+ */
+int net_ports_mark(int pod_fd, int families);
+/* The marked families (0 if none), or a negative errno. */
 int net_ports_marked(int pod_fd);
 
 /* Write <pod>/net-info.json for pod (atomically). */

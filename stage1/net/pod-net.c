@@ -103,15 +103,18 @@ static int nic_add(const struct ccnet_setup_params *p, size_t i, int ns_fd, cons
 	return 0;
 }
 
-/* The net that gets forwarded ports: the first with ipMasq and IPv4, else the first IPv4. */
+/* The net that gets forwarded ports: the first with ipMasq and an address, else the first. */
 static const struct ccnet_nic *forward_nic(const struct ccnet_setup_params *p,
 					   const struct ccnet_pod *pod)
 {
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < pod->n_nics; i++)
+		for (size_t i = 0; i < pod->n_nics; i++) {
+			const struct cni_result *r = &pod->nics[i].result;
+
 			if ((pass || p->sel->nets[i].ip_masq) &&
-			    cni_result_first_ip4(&pod->nics[i].result))
+			    (cni_result_first_ip(r, AF_INET) || cni_result_first_ip(r, AF_INET6)))
 				return &pod->nics[i];
+		}
 	return NULL;
 }
 
@@ -119,29 +122,37 @@ static int ports_add(const struct ccnet_setup_params *p, const struct ccnet_pod 
 		     struct stage1_error *err)
 {
 	const struct ccnet_nic *nic;
-	const char *host_if = NULL;
-	char ip[INET_ADDRSTRLEN];
-	int r;
+	const struct cni_ip *ip;
+	struct portfwd_target t = {};
+	char ip4[INET_ADDRSTRLEN], ip6[INET6_ADDRSTRLEN];
+	int families, r;
 
 	if (p->n_ports == 0)
 		return 0;
 	nic = forward_nic(p, pod);
 	if (!nic)
-		return stage1_error_set(
-			err, -EADDRNOTAVAIL,
-			"ports cannot be forwarded: no network has an IPv4 address");
-	(void) inet_ntop(AF_INET, cni_result_first_ip4(&nic->result)->addr, ip, sizeof(ip));
-	/* Teardown looks for tagged rules only if this marker exists. */
-	r = net_ports_mark(p->pod_fd, true);
-	if (r < 0)
-		return stage1_error_set(err, r, "cannot save the port state: %m");
+		return stage1_error_set(err, -EADDRNOTAVAIL,
+					"ports cannot be forwarded: no network has an address");
+	ip = cni_result_first_ip(&nic->result, AF_INET);
+	if (ip)
+		t.ip4 = inet_ntop(AF_INET, ip->addr, ip4, sizeof(ip4));
+	ip = cni_result_first_ip(&nic->result, AF_INET6);
+	if (ip)
+		t.ip6 = inet_ntop(AF_INET6, ip->addr, ip6, sizeof(ip6));
 	for (size_t i = 0; i < nic->result.n_ifaces; i++)
 		if (!nic->result.ifaces[i].in_sandbox) {
-			host_if = nic->result.ifaces[i].name;
+			t.host_if = nic->result.ifaces[i].name;
 			break;
 		}
-	return portfwd_add((enum portfwd_backend) p->firewall, p->uuid, p->ports, p->n_ports, ip,
-			   host_if, err);
+	families = portfwd_families(p->ports, p->n_ports, &t, err);
+	if (families < 0)
+		return families;
+	/* Teardown looks for tagged rules of these families only if this marker exists. */
+	r = net_ports_mark(p->pod_fd, families);
+	if (r < 0)
+		return stage1_error_set(err, r, "cannot save the port state: %m");
+	return portfwd_add((enum portfwd_backend) p->firewall, p->uuid, p->ports, p->n_ports, &t,
+			   err);
 }
 
 static int setup(const struct ccnet_setup_params *p, struct ccnet_pod *pod,
@@ -305,9 +316,9 @@ static int teardown(int pod_fd, const char *uuid, const char *const *cni_path, i
 		return -ENOMEM;
 	r = net_ports_marked(pod_fd);
 	if (r > 0) {
-		r = portfwd_remove(uuid, reterr);
+		r = portfwd_remove(uuid, r, reterr);
 		if (r >= 0)
-			r = net_ports_mark(pod_fd, false);
+			r = net_ports_mark(pod_fd, 0);
 	}
 	if (r < 0)
 		ret = r;

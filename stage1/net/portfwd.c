@@ -17,40 +17,114 @@
 #define IPT_ARGS_MAX   40
 #define IPT_OUT_MAX    (16u * 1024u * 1024u)
 
-const char *portfwd_iptables(void)
+const char *portfwd_tool(const char *const *paths, size_t n)
 {
-	static const char *const paths[] = {"/usr/sbin/iptables", "/sbin/iptables",
-					    "/usr/bin/iptables", "/bin/iptables"};
-
-	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
+	for (size_t i = 0; i < n; i++)
 		if (access(paths[i], X_OK) == 0)
 			return paths[i];
 	return NULL;
 }
 
-/* Run iptables argv[] (argv[0] filled in here); *ret_out optional. */
-static int ipt_run(char **argv, char **ret_out, struct stage1_error *err)
+const char *portfwd_iptables(int family)
 {
-	const char *ipt = portfwd_iptables();
+	static const char *const ip4[] = {"/usr/sbin/iptables", "/sbin/iptables",
+					  "/usr/bin/iptables", "/bin/iptables"};
+	static const char *const ip6[] = {"/usr/sbin/ip6tables", "/sbin/ip6tables",
+					  "/usr/bin/ip6tables", "/bin/ip6tables"};
+
+	return family == AF_INET6 ? portfwd_tool(ip6, ARRAY_SIZE(ip6))
+				  : portfwd_tool(ip4, ARRAY_SIZE(ip4));
+}
+
+static const char *ipt_name(int family)
+{
+	return family == AF_INET6 ? "ip6tables" : "iptables";
+}
+
+/* Run iptables or ip6tables argv[] (argv[0] filled in here); *ret_out optional. */
+static int ipt_run(int family, char **argv, char **ret_out, struct stage1_error *err)
+{
+	const char *ipt = portfwd_iptables(family);
 	struct spawn_req req = {.argv = argv, .out_max = IPT_OUT_MAX, .timeout_ms = IPT_TIMEOUT_MS};
 	int status = 0, r;
 
 	if (!ipt)
-		return stage1_error_set(err, -ENOENT, "port forwarding needs iptables, not found");
+		return stage1_error_set(err, -ENOENT, "port forwarding needs %s, not found",
+					ipt_name(family));
 	req.path = ipt;
 	argv[0] = (char *) ipt;
 	r = spawn_run(&req, &status, ret_out, NULL);
 	if (r < 0)
-		return stage1_error_set(err, r, "iptables: %m");
+		return stage1_error_set(err, r, "%s: %m", ipt_name(family));
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		if (ret_out) {
 			free(*ret_out);
 			*ret_out = NULL;
 		}
-		return stage1_error_set(err, -EPROTO, "iptables %s %s %s failed (status %d)",
-					argv[3], argv[4], argv[5] ? argv[5] : "", status);
+		return stage1_error_set(err, -EPROTO, "%s %s %s %s failed (status %d)",
+					ipt_name(family), argv[3], argv[4], argv[5] ? argv[5] : "",
+					status);
 	}
 	return 0;
+}
+
+int portfwd_port_family(const struct ccnet_port *p)
+{
+	if (!p->host_ip[0])
+		return AF_UNSPEC;
+	return strchr(p->host_ip, ':') ? AF_INET6 : AF_INET;
+}
+
+const char *portfwd_port_dst(const struct ccnet_port *p)
+{
+	static const uint8_t zero[16];
+	int family = portfwd_port_family(p);
+	uint8_t a[16];
+
+	if (family == AF_UNSPEC)
+		return NULL;
+	if (inet_pton(family, p->host_ip, a) == 1 &&
+	    memcmp(a, zero, family == AF_INET6 ? 16 : 4) == 0)
+		return NULL;
+	return p->host_ip;
+}
+
+/* Whether port p has rules towards the pod's address of family. */
+static bool port_wants(const struct ccnet_port *p, int family)
+{
+	int f = portfwd_port_family(p);
+
+	return f == AF_UNSPEC || f == family;
+}
+
+int portfwd_families(const struct ccnet_port *ports, size_t n, const struct portfwd_target *t,
+		     struct stage1_error *reterr)
+{
+	int families = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ccnet_port *p = &ports[i];
+		int f = portfwd_port_family(p);
+
+		if (f == AF_INET && !t->ip4)
+			return stage1_error_set(reterr, -EADDRNOTAVAIL,
+						"port %u: host IP %s is IPv4 but the pod has no "
+						"IPv4 address",
+						p->host_port, p->host_ip);
+		if (f == AF_INET6 && !t->ip6)
+			return stage1_error_set(reterr, -EADDRNOTAVAIL,
+						"port %u: host IP %s is IPv6 but the pod has no "
+						"IPv6 address",
+						p->host_port, p->host_ip);
+		if (t->ip4 && port_wants(p, AF_INET))
+			families |= PORTFWD_IP4;
+		if (t->ip6 && port_wants(p, AF_INET6))
+			families |= PORTFWD_IP6;
+	}
+	if (n > 0 && families == 0)
+		return stage1_error_set(reterr, -EADDRNOTAVAIL,
+					"ports cannot be forwarded: the pod has no address");
+	return families;
 }
 
 int portfwd_validate(const struct ccnet_port *ports, size_t n, struct stage1_error *reterr)
@@ -60,7 +134,7 @@ int portfwd_validate(const struct ccnet_port *ports, size_t n, struct stage1_err
 					CCNET_PORTS_MAX);
 	for (size_t i = 0; i < n; i++) {
 		const struct ccnet_port *p = &ports[i];
-		struct in_addr a;
+		struct in6_addr a;
 
 		if (strcmp(p->proto, "tcp") != 0 && strcmp(p->proto, "udp") != 0)
 			return stage1_error_set(reterr, -EINVAL,
@@ -69,7 +143,7 @@ int portfwd_validate(const struct ccnet_port *ports, size_t n, struct stage1_err
 						p->host_port, p->proto);
 		if (p->pod_port == 0 || p->host_port == 0)
 			return stage1_error_set(reterr, -EINVAL, "port 0 cannot be forwarded");
-		if (p->host_ip[0] && inet_pton(AF_INET, p->host_ip, &a) != 1)
+		if (p->host_ip[0] && inet_pton(portfwd_port_family(p), p->host_ip, &a) != 1)
 			return stage1_error_set(reterr, -EINVAL, "port %u: bad host IP \"%.46s\"",
 						p->host_port, p->host_ip);
 		for (size_t j = 0; j < i; j++)
@@ -94,20 +168,25 @@ static int route_localnet(const char *ifname)
 	return loop_write(fd, "1\n", 2);
 }
 
-/* The four rules of one port, each as "-t table -A|-I chain ..." after argv[0]. */
-static int port_rules(const char *tag, const struct ccnet_port *p, const char *pod_ip,
+/*
+ * The rules of one port towards pod_ip of family: DNAT in PREROUTING and OUTPUT, for IPv4 the
+ * MASQUERADE of 127.0.0.0/8, and the FORWARD accept.
+ */
+static int port_rules(int family, const char *tag, const struct ccnet_port *p, const char *pod_ip,
 		      struct stage1_error *err)
 {
+	const char *dst = portfwd_port_dst(p);
 	char hp[8], pp[8], dest[64];
-	const char *dst_if = p->host_ip[0] ? "-d" : "-m";
-	const char *dst_val = p->host_ip[0] ? p->host_ip : "addrtype";
-	const char *dst_x = p->host_ip[0] ? NULL : "--dst-type";
-	const char *dst_y = p->host_ip[0] ? NULL : "LOCAL";
+	const char *dst_if = dst ? "-d" : "-m";
+	const char *dst_val = dst ? dst : "addrtype";
+	const char *dst_x = dst ? NULL : "--dst-type";
+	const char *dst_y = dst ? NULL : "LOCAL";
 	int r;
 
 	(void) snprintf(hp, sizeof(hp), "%u", p->host_port);
 	(void) snprintf(pp, sizeof(pp), "%u", p->pod_port);
-	(void) snprintf(dest, sizeof(dest), "%s:%u", pod_ip, p->pod_port);
+	(void) snprintf(dest, sizeof(dest), family == AF_INET6 ? "[%s]:%u" : "%s:%u", pod_ip,
+			p->pod_port);
 	for (int chain = 0; chain < 2; chain++) {
 		char *argv[IPT_ARGS_MAX] = {NULL,
 					    "-w",
@@ -135,11 +214,11 @@ static int port_rules(const char *tag, const struct ccnet_port *p, const char *p
 		argv[k++] = "DNAT";
 		argv[k++] = "--to-destination";
 		argv[k++] = dest;
-		r = ipt_run(argv, NULL, err);
+		r = ipt_run(family, argv, NULL, err);
 		if (r < 0)
 			return r;
 	}
-	{
+	if (family == AF_INET) {
 		char *argv[] = {NULL,	     "-w",
 				"-t",	     "nat",
 				"-A",	     "POSTROUTING",
@@ -152,7 +231,7 @@ static int port_rules(const char *tag, const struct ccnet_port *p, const char *p
 				"-j",	     "MASQUERADE",
 				NULL};
 
-		r = ipt_run(argv, NULL, err);
+		r = ipt_run(family, argv, NULL, err);
 		if (r < 0)
 			return r;
 	}
@@ -168,35 +247,45 @@ static int port_rules(const char *tag, const struct ccnet_port *p, const char *p
 				"-j",	     "ACCEPT",
 				NULL};
 
-		return ipt_run(argv, NULL, err);
+		return ipt_run(family, argv, NULL, err);
 	}
 }
 
 int portfwd_add(enum portfwd_backend b, const char *uuid, const struct ccnet_port *ports, size_t n,
-		const char *pod_ip, const char *host_if, struct stage1_error *reterr)
+		const struct portfwd_target *t, struct stage1_error *reterr)
 {
 	char tag[64];
-	int r;
+	int families, r;
 
 	if (n == 0)
 		return 0;
 	r = portfwd_validate(ports, n, reterr);
 	if (r < 0)
 		return r;
+	families = portfwd_families(ports, n, t, reterr);
+	if (families < 0)
+		return families;
 	(void) snprintf(tag, sizeof(tag), PORTFWD_TAG_FMT, uuid);
-	if (host_if) {
-		r = route_localnet(host_if);
+	if (t->host_if && (families & PORTFWD_IP4)) {
+		r = route_localnet(t->host_if);
 		if (r < 0)
-			return stage1_error_set(reterr, r, "route_localnet on %s: %m", host_if);
+			return stage1_error_set(reterr, r, "route_localnet on %s: %m", t->host_if);
 	}
 	if (b == PORTFWD_AUTO)
-		b = portfwd_iptables() || !portfwd_nft() ? PORTFWD_IPTABLES : PORTFWD_NFT;
+		b = portfwd_iptables(AF_INET) || !portfwd_nft() ? PORTFWD_IPTABLES : PORTFWD_NFT;
 	if (b == PORTFWD_NFT)
-		return portfwd_nft_add(uuid, ports, n, pod_ip, reterr);
+		return portfwd_nft_add(uuid, ports, n, t, reterr);
 	for (size_t i = 0; i < n; i++) {
-		r = port_rules(tag, &ports[i], pod_ip, reterr);
-		if (r < 0)
-			return r;
+		if ((families & PORTFWD_IP4) && port_wants(&ports[i], AF_INET)) {
+			r = port_rules(AF_INET, tag, &ports[i], t->ip4, reterr);
+			if (r < 0)
+				return r;
+		}
+		if ((families & PORTFWD_IP6) && port_wants(&ports[i], AF_INET6)) {
+			r = port_rules(AF_INET6, tag, &ports[i], t->ip6, reterr);
+			if (r < 0)
+				return r;
+		}
 	}
 	return 0;
 }
@@ -225,7 +314,7 @@ static int line_split(char *line, char **argv, size_t max)
 	return (int) k;
 }
 
-static int table_clean(const char *table, const char *tag, struct stage1_error *err)
+static int table_clean(int family, const char *table, const char *tag, struct stage1_error *err)
 {
 	char *list[] = {NULL, "-w", "-t", (char *) table, "-S", NULL};
 	_cleanup_free_ char *out = NULL;
@@ -234,7 +323,7 @@ static int table_clean(const char *table, const char *tag, struct stage1_error *
 
 	(void) snprintf(want, sizeof(want), "--comment %s ", tag);
 	(void) snprintf(want_q, sizeof(want_q), "--comment \"%s\" ", tag);
-	r = ipt_run(list, &out, err);
+	r = ipt_run(family, list, &out, err);
 	if (r < 0)
 		return r;
 	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -245,23 +334,32 @@ static int table_clean(const char *table, const char *tag, struct stage1_error *
 		l[1] = 'D';
 		r = line_split(l, argv + 3, IPT_ARGS_MAX);
 		if (r >= 0)
-			r = ipt_run(argv, NULL, err);
+			r = ipt_run(family, argv, NULL, err);
 		if (r < 0 && ret == 0)
 			ret = r;
 	}
 	return ret;
 }
 
-int portfwd_remove(const char *uuid, struct stage1_error *reterr)
+int portfwd_remove(const char *uuid, int families, struct stage1_error *reterr)
 {
+	static const struct {
+		int bit, family;
+	} fams[] = {{PORTFWD_IP4, AF_INET}, {PORTFWD_IP6, AF_INET6}};
 	char tag[64];
-	int r = 0, r2 = 0, r3;
+	int ret = 0, r;
 
-	if (portfwd_iptables()) {
-		(void) snprintf(tag, sizeof(tag), PORTFWD_TAG_FMT, uuid);
-		r = table_clean("nat", tag, reterr);
-		r2 = table_clean("filter", tag, reterr);
+	(void) snprintf(tag, sizeof(tag), PORTFWD_TAG_FMT, uuid);
+	for (size_t i = 0; i < ARRAY_SIZE(fams); i++) {
+		if (!(families & fams[i].bit) || !portfwd_iptables(fams[i].family))
+			continue;
+		r = table_clean(fams[i].family, "nat", tag, reterr);
+		if (r < 0 && ret == 0)
+			ret = r;
+		r = table_clean(fams[i].family, "filter", tag, reterr);
+		if (r < 0 && ret == 0)
+			ret = r;
 	}
-	r3 = portfwd_nft_remove(uuid, reterr);
-	return r < 0 ? r : r2 < 0 ? r2 : r3;
+	r = portfwd_nft_remove(uuid, families, reterr);
+	return ret < 0 ? ret : r;
 }

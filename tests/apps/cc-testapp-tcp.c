@@ -2,22 +2,24 @@
 /*
  * The TCP steps of cc-testapp, for the networking e2e tests:
  *
- *   serve=PORT[:N]     listen on 0.0.0.0:PORT, print "serving PORT", then answer N connections
+ *   serve=PORT[:N]     listen on [::]:PORT (both IPv4 and IPv6; 0.0.0.0:PORT where the
+ *                      kernel has no IPv6), print "serving PORT", then answer N connections
  *                      (default 1), each with one line "cc-test[<app>] hello from PORT", and
  *                      print "served <peer address>" for each (so a test sees whether the
  *                      client address was kept or masqueraded)
  *   connect=IP:PORT    connect (10 s timeout), print "connect IP:PORT read <first line>", or
- *                      "connect IP:PORT errno=<name>"
+ *                      "connect IP:PORT errno=<name>"; an IPv6 IP is written [IP]
  *   mds=PATH           GET $AC_METADATA_URL PATH (HTTP/1.0), print "mds PATH <status> <first
  *                      body line>", or "mds PATH errno=<name>"
  *   mds-serve=PORT:TOKEN:N
  *                      a stand-in for rkt's metadata service, for the tests: listen on
- *                      0.0.0.0:PORT and answer N requests; "GET /TOKEN/acMetadata/v1/REST"
+ *                      PORT as serve does and answer N requests; "GET /TOKEN/acMetadata/v1/REST"
  *                      gets 200 with the body "REST", any other path 401; print
  *                      "mds-served <peer> <path>" for each
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,24 +41,47 @@ static int port_parse(const char *s, char **end)
 	return (int) v;
 }
 
-/* A listening socket on 0.0.0.0:port; -errno on failure. */
+/* A listening socket on [::]:port for both families, else 0.0.0.0:port; -errno on failure. */
 static int tcp_listen(int port)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET,
-				.sin_port = htons((uint16_t) port),
-				.sin_addr.s_addr = htonl(INADDR_ANY)};
-	int fd, one = 1, e;
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t) port)};
+	struct sockaddr_in a4 = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t) port),
+				 .sin_addr.s_addr = htonl(INADDR_ANY)};
+	int fd, one = 1, zero = 0, e;
+	bool v6 = true;
 
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 && errno == EAFNOSUPPORT) {
+		v6 = false;
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	}
 	if (fd < 0)
 		return -errno;
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(fd, (struct sockaddr *) &a, sizeof(a)) < 0 || listen(fd, 8) < 0) {
+	    (v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)) < 0) ||
+	    (v6 ? bind(fd, (struct sockaddr *) &a6, sizeof(a6))
+		: bind(fd, (struct sockaddr *) &a4, sizeof(a4))) < 0 ||
+	    listen(fd, 8) < 0) {
 		e = errno;
 		close(fd);
 		return -e;
 	}
 	return fd;
+}
+
+/* A peer address as text; IPv4 peers of a dual-stack socket (::ffff:a.b.c.d) as a.b.c.d. */
+static void peer_ntop(const struct sockaddr_storage *ss, char *buf, size_t size)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *) ss;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *) ss;
+
+	if (ss->ss_family == AF_INET)
+		(void) inet_ntop(AF_INET, &a4->sin_addr, buf, (socklen_t) size);
+	else if (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr))
+		(void) inet_ntop(AF_INET, &a6->sin6_addr.s6_addr[12], buf, (socklen_t) size);
+	else
+		(void) inet_ntop(AF_INET6, &a6->sin6_addr, buf, (socklen_t) size);
 }
 
 void testapp_step_serve(const char *arg)
@@ -78,9 +103,9 @@ void testapp_step_serve(const char *arg)
 	}
 	testapp_say("serving %d", port);
 	for (long i = 0; i < n;) {
-		struct sockaddr_in peer;
+		struct sockaddr_storage peer = {};
 		socklen_t len = sizeof(peer);
-		char ip[INET_ADDRSTRLEN] = "?";
+		char ip[INET6_ADDRSTRLEN] = "?";
 		int c = accept4(fd, (struct sockaddr *) &peer, &len, SOCK_CLOEXEC);
 
 		if (c < 0) {
@@ -89,7 +114,7 @@ void testapp_step_serve(const char *arg)
 			testapp_say("serve %d accept errno=%s", port, testapp_errno_name(errno));
 			break;
 		}
-		inet_ntop(AF_INET, &peer.sin_addr, ip, sizeof(ip));
+		peer_ntop(&peer, ip, sizeof(ip));
 		dprintf(c, "cc-test[%s] hello from %d\n", testapp_name, port);
 		close(c);
 		testapp_say("served %s", ip);
@@ -98,21 +123,25 @@ void testapp_step_serve(const char *arg)
 	close(fd);
 }
 
-/* Connect to IP:PORT with 10 s timeouts; -errno on failure. */
+/* Connect to IP:PORT (IPv4 or IPv6) with 10 s timeouts; -errno on failure. */
 static int tcp_connect(const char *ip, int port)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t) port)};
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t) port)};
+	struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = htons((uint16_t) port)};
 	struct timeval tv = {.tv_sec = 10};
+	bool v6 = strchr(ip, ':') != NULL;
 	int fd, e;
 
-	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1)
+	if (v6 ? inet_pton(AF_INET6, ip, &a6.sin6_addr) != 1
+	       : inet_pton(AF_INET, ip, &a4.sin_addr) != 1)
 		return -EINVAL;
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
-	    connect(fd, (struct sockaddr *) &a, sizeof(a)) < 0) {
+	    (v6 ? connect(fd, (struct sockaddr *) &a6, sizeof(a6))
+		: connect(fd, (struct sockaddr *) &a4, sizeof(a4))) < 0) {
 		e = errno;
 		close(fd);
 		return -e;
@@ -132,17 +161,24 @@ static size_t read_all(int fd, char *buf, size_t size)
 	return got;
 }
 
-/* "IP:PORT" (the port after the last colon) into ip and *port; -1 if malformed. */
+/*
+ * "IP:PORT" or "[IPv6]:PORT" (the port after the last colon) into ip (without brackets) and
+ * *port; -1 if malformed.
+ */
 static int hostport_parse(const char *s, size_t len, char ip[static 64], int *port)
 {
-	const char *colon = memrchr(s, ':', len);
+	const char *colon = memrchr(s, ':', len), *start = s, *stop = colon;
 	char digits[8], *end;
 
-	if (!colon || (size_t) (colon - s) >= 64 ||
+	if (colon && colon - s >= 2 && s[0] == '[' && colon[-1] == ']') {
+		start++;
+		stop--;
+	}
+	if (!colon || (size_t) (stop - start) >= 64 ||
 	    (size_t) (s + len - colon - 1) >= sizeof(digits))
 		return -1;
-	memcpy(ip, s, (size_t) (colon - s));
-	ip[colon - s] = '\0';
+	memcpy(ip, start, (size_t) (stop - start));
+	ip[stop - start] = '\0';
 	memcpy(digits, colon + 1, (size_t) (s + len - colon - 1));
 	digits[s + len - colon - 1] = '\0';
 	*port = port_parse(digits, &end);
@@ -227,9 +263,9 @@ void testapp_step_mds_serve(const char *arg)
 	}
 	testapp_say("mds-serving %d", port);
 	for (long i = 0; i < n;) {
-		struct sockaddr_in peer;
+		struct sockaddr_storage peer = {};
 		socklen_t len = sizeof(peer);
-		char ip[INET_ADDRSTRLEN] = "?", req[2048], path[1024] = "";
+		char ip[INET6_ADDRSTRLEN] = "?", req[2048], path[1024] = "";
 		struct timeval tv = {.tv_sec = 10};
 		int c = accept4(fd, (struct sockaddr *) &peer, &len, SOCK_CLOEXEC);
 		size_t got = 0;
@@ -258,7 +294,7 @@ void testapp_step_mds_serve(const char *arg)
 		else
 			dprintf(c, "HTTP/1.0 401 Unauthorized\r\n\r\n");
 		close(c);
-		inet_ntop(AF_INET, &peer.sin_addr, ip, sizeof(ip));
+		peer_ntop(&peer, ip, sizeof(ip));
 		testapp_say("mds-served %s %s", ip, path);
 		i++;
 	}

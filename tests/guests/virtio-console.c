@@ -37,6 +37,7 @@ static void send(void)
 void guest_main(const uint8_t *bp)
 {
 	const char *cmdline = (const char *) (uint64_t) rd32(bp + 0x228);
+	uint32_t isr;
 	int r;
 
 	base = vg_find_device(cmdline, 3);
@@ -51,8 +52,9 @@ void guest_main(const uint8_t *bp)
 	(void) vg_wait_used(&ring, 100000000ul);
 	putkv("vcon_used", ring.used.idx, 4);
 	putkv("vcon_id", ring.used.ring[0].id, 4);
-	putkv("vcon_isr", vg_rd(base, VG_R_ISR), 2);
-	vg_wr(base, VG_R_ISR_ACK, vg_rd(base, VG_R_ISR));
+	isr = vg_wait_isr(base, 1, 1000000ul);
+	putkv("vcon_isr", isr, 2);
+	vg_wr(base, VG_R_ISR_ACK, isr);
 	vg_wr(base, VG_R_STATUS, 0);
 	putkv("vcon_reset_status", vg_rd(base, VG_R_STATUS), 2);
 	puts_serial("done\n");

@@ -149,6 +149,15 @@ int vg_wait_used(struct vg_ring *r, unsigned long max_spins)
 	return id;
 }
 
+uint32_t vg_wait_isr(uint64_t base, uint32_t bits, unsigned long max_reads)
+{
+	uint32_t v = vg_rd(base, VG_R_ISR);
+
+	for (unsigned long n = 1; !(v & bits) && n < max_reads; n++)
+		v = vg_rd(base, VG_R_ISR);
+	return v;
+}
+
 uint32_t vg_last_len(const struct vg_ring *r)
 {
 	return r->used.ring[(uint16_t) (r->seen - 1) % VG_NUM].len;

@@ -82,5 +82,11 @@ void vg_post(uint64_t base, unsigned q, struct vg_ring *r, unsigned d, void *buf
 	     int writable);
 /* The next used entry's descriptor id (consumed), or -1 after max_spins polls. */
 int vg_wait_used(struct vg_ring *r, unsigned long max_spins);
+/*
+ * InterruptStatus once any of bits is set, or its last value after max_reads reads. A device
+ * publishes the used entry before it raises the interrupt, so a driver that polls the used
+ * ring must wait for the bit rather than read it once.
+ */
+uint32_t vg_wait_isr(uint64_t base, uint32_t bits, unsigned long max_reads);
 /* The length of the last consumed used entry. */
 uint32_t vg_last_len(const struct vg_ring *r);

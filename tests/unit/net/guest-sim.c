@@ -83,10 +83,10 @@ static void back(int saved)
 
 int guest_sim_start(const struct ccnet_nic *nic, const char *name, struct guest_sim **ret)
 {
-	const struct cni_ip *ip4 = cni_result_first_ip4(&nic->result);
+	const struct cni_ip *ip4 = cni_result_first_ip(&nic->result, AF_INET), *ip6;
 	struct guest_sim *g = calloc(1, sizeof(*g));
 	struct ifreq ifr = {.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR};
-	char path[64], addr[INET_ADDRSTRLEN], gw[INET_ADDRSTRLEN];
+	char path[64], addr[INET_ADDRSTRLEN], addr6[INET6_ADDRSTRLEN];
 	const uint8_t *m = nic->mac;
 	int saved;
 
@@ -104,23 +104,27 @@ int guest_sim_start(const struct ccnet_nic *nic, const char *name, struct guest_
 	ck_assert_int_eq(ioctl(g->gtap, TUNSETIFF, &ifr), 0);
 	back(saved);
 	(void) inet_ntop(AF_INET, ip4->addr, addr, sizeof(addr));
-	(void) inet_ntop(AF_INET, ip4->gateway, gw, sizeof(gw));
 	sim_ip("-n %s link set lo up", name);
 	sim_ip("-n %s link set gtap address %02x:%02x:%02x:%02x:%02x:%02x up", name, m[0], m[1],
 	       m[2], m[3], m[4], m[5]);
 	sim_ip("-n %s addr add %s/%u dev gtap", name, addr, ip4->prefixlen);
+	ip6 = cni_result_first_ip(&nic->result, AF_INET6);
+	if (ip6) {
+		(void) inet_ntop(AF_INET6, ip6->addr, addr6, sizeof(addr6));
+		sim_ip("-n %s addr add %s/%u dev gtap nodad", name, addr6, ip6->prefixlen);
+	}
 	/* The routes of the result, as the guest's networkd unit has them (guest-config.c). */
 	for (size_t i = 0; i < nic->result.n_routes; i++) {
 		const struct cni_route *rt = &nic->result.routes[i];
-		char dst[INET_ADDRSTRLEN], via[INET_ADDRSTRLEN];
+		const struct cni_ip *ip = rt->family == AF_INET ? ip4 : ip6;
+		char dst[INET6_ADDRSTRLEN], via[INET6_ADDRSTRLEN];
 
-		if (rt->family != AF_INET)
+		if (!ip)
 			continue;
-		(void) inet_ntop(AF_INET, rt->dst, dst, sizeof(dst));
-		(void) inet_ntop(AF_INET, rt->has_gw ? rt->gw : ip4->gateway, via, sizeof(via));
+		(void) inet_ntop(rt->family, rt->dst, dst, sizeof(dst));
+		(void) inet_ntop(rt->family, rt->has_gw ? rt->gw : ip->gateway, via, sizeof(via));
 		sim_ip("-n %s route add %s/%u via %s dev gtap onlink", name, dst, rt->dst_len, via);
 	}
-	(void) gw;
 	g->pod_tap = nic->tap_fd;
 	ck_assert_int_eq(pipe2(g->stop_pipe, O_CLOEXEC), 0);
 	ck_assert_int_eq(pthread_create(&g->thread, NULL, pump, g), 0);
@@ -149,14 +153,16 @@ int guest_sim_netns_fd(const struct guest_sim *g)
 
 int sim_listen(int ns_fd, uint16_t port)
 {
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
-	int saved, fd, one = 1;
+	struct sockaddr_in6 sa = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
+	int saved, fd, one = 1, zero = 0;
 
 	ck_assert_int_eq(in_netns(ns_fd, &saved), 0);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	back(saved);
 	ck_assert_int_ge(fd, 0);
 	(void) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* Both families: IPv4 peers arrive as ::ffff:a.b.c.d (serve_one prints them plain). */
+	ck_assert_int_eq(setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)), 0);
 	ck_assert_int_eq(bind(fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
 	ck_assert_int_eq(listen(fd, 8), 0);
 	return fd;
@@ -173,7 +179,10 @@ struct client_arg {
 static void *client(void *p)
 {
 	struct client_arg *a = p;
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(a->port)};
+	struct sockaddr_storage ss = {};
+	struct sockaddr_in *sa4 = (struct sockaddr_in *) &ss;
+	struct sockaddr_in6 *sa6 = (struct sockaddr_in6 *) &ss;
+	int family = strchr(a->ip, ':') ? AF_INET6 : AF_INET;
 	struct timeval tv = {.tv_sec = 5};
 	char buf[128] = "";
 	int saved, fd;
@@ -184,15 +193,23 @@ static void *client(void *p)
 		a->done = 1;
 		return NULL;
 	}
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	back(saved);
-	if (fd < 0 || inet_pton(AF_INET, a->ip, &sa.sin_addr) != 1) {
+	ss.ss_family = (sa_family_t) family;
+	if (family == AF_INET6)
+		sa6->sin6_port = htons(a->port);
+	else
+		sa4->sin_port = htons(a->port);
+	if (fd < 0 || inet_pton(family, a->ip,
+				family == AF_INET6 ? (void *) &sa6->sin6_addr
+						   : (void *) &sa4->sin_addr) != 1) {
 		a->done = 1;
 		return NULL;
 	}
 	(void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	(void) setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) == 0 &&
+	if (connect(fd, (struct sockaddr *) &ss,
+		    family == AF_INET6 ? sizeof(*sa6) : sizeof(*sa4)) == 0 &&
 	    write(fd, a->msg, strlen(a->msg)) == (ssize_t) strlen(a->msg)) {
 		n = read(fd, buf, sizeof(buf) - 1);
 		if (n > 0 && (size_t) n == strlen(a->msg) && memcmp(buf, a->msg, (size_t) n) == 0)
@@ -206,7 +223,7 @@ static void *client(void *p)
 /* Serve one connection; give up after 5 s, or once *client_done says no connection comes. */
 static int serve_one(int lfd, char *ret_peer, size_t size, volatile int *client_done)
 {
-	struct sockaddr_in peer;
+	struct sockaddr_in6 peer;
 	socklen_t pl = sizeof(peer);
 	char buf[128];
 	ssize_t n;
@@ -225,7 +242,10 @@ static int serve_one(int lfd, char *ret_peer, size_t size, volatile int *client_
 	c = accept4(lfd, (struct sockaddr *) &peer, &pl, SOCK_CLOEXEC);
 	if (c < 0)
 		return -errno;
-	(void) inet_ntop(AF_INET, &peer.sin_addr, ret_peer, (socklen_t) size);
+	if (IN6_IS_ADDR_V4MAPPED(&peer.sin6_addr))
+		(void) inet_ntop(AF_INET, &peer.sin6_addr.s6_addr[12], ret_peer, (socklen_t) size);
+	else
+		(void) inet_ntop(AF_INET6, &peer.sin6_addr, ret_peer, (socklen_t) size);
 	n = read(c, buf, sizeof(buf));
 	if (n > 0)
 		(void) !write(c, buf, (size_t) n);

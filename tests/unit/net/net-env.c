@@ -28,7 +28,7 @@ void net_env_require(void)
 		fprintf(stderr, "skipped: no /dev/net/tun\n");
 		exit(77);
 	}
-	if (!portfwd_iptables()) {
+	if (!portfwd_iptables(AF_INET)) {
 		fprintf(stderr, "skipped: no iptables\n");
 		exit(77);
 	}
@@ -117,17 +117,29 @@ char *net_env_links_in(const char *netns_path)
 	return out;
 }
 
-char *net_env_iptables(const char *table)
+static char *ipt_list(int family, const char *table)
 {
-	char *argv[] = {(char *) portfwd_iptables(), "-w", "-t", (char *) table, "-S", NULL};
+	char *argv[] = {(char *) portfwd_iptables(family), "-w", "-t", (char *) table, "-S", NULL};
 	struct spawn_req req = {
 		.path = argv[0], .argv = argv, .out_max = 1 << 20, .timeout_ms = 30000};
 	char *out = NULL;
 	int status;
 
+	if (!argv[0])
+		return strdup("");
 	ck_assert_int_eq(spawn_run(&req, &status, &out, NULL), 0);
 	ck_assert_int_eq(status, 0);
 	return out;
+}
+
+char *net_env_iptables(const char *table)
+{
+	return ipt_list(AF_INET, table);
+}
+
+char *net_env_ip6tables(const char *table)
+{
+	return ipt_list(AF_INET6, table);
 }
 
 char *net_env_nft(void)

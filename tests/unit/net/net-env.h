@@ -19,6 +19,8 @@ void net_env_enter(void);
 char *net_env_links(void);
 /* `iptables -w -t <table> -S` of the current netns (malloc'd). */
 char *net_env_iptables(const char *table);
+/* The same with ip6tables, or "" without ip6tables (malloc'd). */
+char *net_env_ip6tables(const char *table);
 /* `nft list ruleset` of the current netns, or "" without nft (malloc'd). */
 char *net_env_nft(void);
 /* The links of netns file path (entered and left again). */

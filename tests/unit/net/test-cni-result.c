@@ -79,7 +79,8 @@ START_TEST(test_v100)
 	ck_assert_str_eq(res.dns.search[1], "local");
 	ck_assert_uint_eq(res.dns.n_options, 1);
 	ck_assert_str_eq(res.dns.options[0], "ndots:2");
-	ck_assert_ptr_eq(cni_result_first_ip4(&res), &res.ips[0]);
+	ck_assert_ptr_eq(cni_result_first_ip(&res, AF_INET), &res.ips[0]);
+	ck_assert_ptr_eq(cni_result_first_ip(&res, AF_INET6), &res.ips[1]);
 }
 END_TEST
 
@@ -107,7 +108,8 @@ START_TEST(test_v040_and_legacy)
 
 	/* No IPv4 at all. */
 	ASSERT_OK(parse_str("{\"ips\":[{\"address\":\"fd00::2/64\"}]}", &e));
-	ck_assert_ptr_null(cni_result_first_ip4(&res));
+	ck_assert_ptr_null(cni_result_first_ip(&res, AF_INET));
+	ck_assert_ptr_eq(cni_result_first_ip(&res, AF_INET6), &res.ips[0]);
 }
 END_TEST
 

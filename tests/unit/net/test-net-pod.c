@@ -46,7 +46,7 @@ static int record(void *userdata, const char *kind, const char *name)
 struct pod_env {
 	char *dir, *conf_dir;
 	int pod_fd;
-	char *links, *nat, *filter, *nft;
+	char *links, *nat, *filter, *nat6, *filter6, *nft;
 };
 
 static void write_conf(const char *dir, const char *name, const char *content)
@@ -77,11 +77,18 @@ static void pod_env_init(struct pod_env *e)
 		   "{\"cniVersion\":\"1.0.0\",\"name\":\"broken\",\"type\":\"bridge\","
 		   "\"bridge\":\"cc-br-bad\",\"ipam\":{\"type\":\"host-local\","
 		   "\"subnet\":\"bogus\"}}");
+	write_conf(e->conf_dir, "40-dual.conf",
+		   "{\"cniVersion\":\"0.4.0\",\"name\":\"dual\",\"type\":\"ptp\","
+		   "\"ipMasq\":true,\"ipam\":{\"type\":\"host-local\",\"ranges\":["
+		   "[{\"subnet\":\"10.99.2.0/24\"}],[{\"subnet\":\"fd00:cc:2::/64\"}]],"
+		   "\"routes\":[{\"dst\":\"0.0.0.0/0\"},{\"dst\":\"::/0\"}]}}");
 	write_conf(e->conf_dir, "30-noplugin.conf",
 		   "{\"cniVersion\":\"1.0.0\",\"name\":\"noplugin\",\"type\":\"no-such-plugin\"}");
 	e->links = net_env_links();
 	e->nat = net_env_iptables("nat");
 	e->filter = net_env_iptables("filter");
+	e->nat6 = net_env_ip6tables("nat");
+	e->filter6 = net_env_ip6tables("filter");
 	e->nft = net_env_nft();
 }
 
@@ -89,7 +96,9 @@ static void pod_env_init(struct pod_env *e)
 static void assert_clean(struct pod_env *e)
 {
 	_cleanup_free_ char *links = net_env_links(), *nat = net_env_iptables("nat"),
-			    *filter = net_env_iptables("filter"), *nft = net_env_nft();
+			    *filter = net_env_iptables("filter"), *nft = net_env_nft(),
+			    *nat6 = net_env_ip6tables("nat"),
+			    *filter6 = net_env_ip6tables("filter");
 	char *p;
 
 	while ((p = strstr(links, "cc-br-test\n")) || (p = strstr(links, "cc-br-bad\n")))
@@ -97,8 +106,11 @@ static void assert_clean(struct pod_env *e)
 	ck_assert_str_eq(links, e->links);
 	ck_assert_str_eq(nat, e->nat);
 	ck_assert_str_eq(filter, e->filter);
+	ck_assert_str_eq(nat6, e->nat6);
+	ck_assert_str_eq(filter6, e->filter6);
 	/* iptables-nft leaves its (empty) base chains: only our own nft tables must be gone. */
 	ck_assert_ptr_null(strstr(nft, "table ip cc_"));
+	ck_assert_ptr_null(strstr(nft, "table ip6 cc_"));
 	(void) e->nft;
 	ck_assert_int_eq(access(CCNET_NETNS_DIR "/cc-" UUID, F_OK), -1);
 	ck_assert_int_eq(errno, ENOENT);
@@ -116,6 +128,8 @@ static void pod_env_done(struct pod_env *e)
 	free(e->links);
 	free(e->nat);
 	free(e->filter);
+	free(e->nat6);
+	free(e->filter6);
 	free(e->nft);
 }
 
@@ -223,7 +237,7 @@ static int wait_answer(int fd, enum want w, const uint8_t *mac, const uint8_t *i
 static void guest_ping_gateway(const struct ccnet_nic *nic)
 {
 	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-	const struct cni_ip *ip4 = cni_result_first_ip4(&nic->result);
+	const struct cni_ip *ip4 = cni_result_first_ip(&nic->result, AF_INET);
 	uint8_t frame[128], gw_mac[6], zero[6] = {};
 	size_t len;
 
@@ -445,6 +459,31 @@ START_TEST(test_bad_ports)
 		p.n_ports = 0;
 		ASSERT_ERRNO(ccnet_pod_setup(&p, &pod, &err), EINVAL);
 	}
+	{
+		/* An IPv6 host IP for a pod with IPv4 only: refused once the address is known,
+		 * and the network made so far is undone. */
+		struct ccnet_port v6[] = {
+			{.proto = "tcp", .pod_port = 80, .host_port = 80, .host_ip = "fd00::1"}};
+		struct ccnet_setup_params p = {
+			.pod_fd = e.pod_fd,
+			.uuid = UUID,
+			.cni_path = cni_path,
+			.sel = &sel,
+			.ports = v6,
+			.n_ports = 1,
+			.record = record,
+			.record_userdata = &e.pod_fd,
+		};
+
+		ASSERT_ERRNO(ccnet_pod_setup(&p, &pod, &err), EADDRNOTAVAIL);
+		ck_assert_msg(strstr(err.msg, "port 80: host IP fd00::1 is IPv6 but the pod has no "
+					      "IPv6 address"),
+			      "%s", err.msg);
+		ck_assert_uint_eq(pod.n_nics, 0);
+		(void) snprintf(v6[0].host_ip, sizeof(v6[0].host_ip), "fd00::zz");
+		ASSERT_ERRNO(ccnet_pod_setup(&p, &pod, &err), EINVAL);
+		ck_assert_msg(strstr(err.msg, "bad host IP \"fd00::zz\""), "%s", err.msg);
+	}
 	assert_clean(&e);
 	ccnet_selection_done(&sel);
 	pod_env_done(&e);
@@ -548,9 +587,9 @@ START_TEST(test_guest_traffic)
 
 		ck_assert_msg(ccnet_pod_setup(&p, &pod, &err) == 0, "setup: %s", err.msg);
 	}
-	(void) inet_ntop(AF_INET, cni_result_first_ip4(&pod.nics[0].result)->gateway, gw,
+	(void) inet_ntop(AF_INET, cni_result_first_ip(&pod.nics[0].result, AF_INET)->gateway, gw,
 			 sizeof(gw));
-	(void) inet_ntop(AF_INET, cni_result_first_ip4(&pod.nics[0].result)->addr, pod_ip,
+	(void) inet_ntop(AF_INET, cni_result_first_ip(&pod.nics[0].result, AF_INET)->addr, pod_ip,
 			 sizeof(pod_ip));
 	{
 		_cleanup_free_ char *nft = net_env_nft(), *nat = net_env_iptables("nat");
@@ -605,6 +644,121 @@ START_TEST(test_guest_traffic)
 }
 END_TEST
 
+/*
+ * A dual-stack network (ptp, IPv4 and IPv6 ranges): the guest has both addresses, and forwarded
+ * ports reach it over IPv6 from the host itself (a local address: OUTPUT) and from a remote
+ * host (PREROUTING, FORWARD), with the client's address kept. A port bound to an IPv6 host IP
+ * gets IPv6 rules only. gc removes the rules of both families.
+ */
+START_TEST(test_guest_traffic6)
+{
+	const int firewall = _i; /* 1: iptables, 2: nft */
+	struct ccnet_port ports[] = {
+		{.proto = "tcp", .pod_port = 80, .host_port = 18080},
+		{.proto = "tcp", .pod_port = 80, .host_port = 18081, .host_ip = "fd00:200::1"}};
+	struct ccnet_selection sel = {};
+	struct stage1_error err = {};
+	struct guest_sim *g = NULL;
+	_cleanup_close_ int remote = -1, glisten = -1, rlisten = -1;
+	char peer[INET6_ADDRSTRLEN], gw6[INET6_ADDRSTRLEN], pod6[INET6_ADDRSTRLEN];
+	char pod4[INET_ADDRSTRLEN];
+	const struct cni_ip *ip6;
+	struct ccnet_pod pod;
+	struct pod_env e;
+
+	if (system("ip -V >/dev/null 2>&1") != 0 || !portfwd_iptables(AF_INET6)) {
+		fprintf(stderr, "no iproute2 or ip6tables: IPv6 traffic not exercised\n");
+		return;
+	}
+	pod_env_init(&e);
+	ASSERT_OK(ccnet_select("dual", (const char *const[]){e.conf_dir, NULL}, &sel, &err));
+	{
+		struct ccnet_setup_params p = {
+			.pod_fd = e.pod_fd,
+			.uuid = UUID,
+			.cni_path = cni_path,
+			.sel = &sel,
+			.ports = ports,
+			.n_ports = 2,
+			.record = record,
+			.record_userdata = &e.pod_fd,
+			.firewall = firewall,
+		};
+
+		ck_assert_msg(ccnet_pod_setup(&p, &pod, &err) == 0, "setup: %s", err.msg);
+	}
+	ip6 = cni_result_first_ip(&pod.nics[0].result, AF_INET6);
+	ck_assert_ptr_nonnull(ip6);
+	(void) inet_ntop(AF_INET6, ip6->addr, pod6, sizeof(pod6));
+	(void) inet_ntop(AF_INET6, ip6->gateway, gw6, sizeof(gw6));
+	(void) inet_ntop(AF_INET, cni_result_first_ip(&pod.nics[0].result, AF_INET)->addr, pod4,
+			 sizeof(pod4));
+	ck_assert_int_eq(strncmp(pod6, "fd00:cc:2::", 11), 0);
+	{
+		_cleanup_free_ char *nft = net_env_nft(), *nat = net_env_iptables("nat"),
+				    *nat6 = net_env_ip6tables("nat"),
+				    *filter6 = net_env_ip6tables("filter"), *want = NULL;
+
+		if (firewall == 1) {
+			/* 18080 in both families, 18081 in IPv6 only; no ::1 masquerade. */
+			ck_assert_int_eq(count(nat, "cc-pod:" UUID), 3);
+			ck_assert_ptr_null(strstr(nat, "18081"));
+			ck_assert_int_eq(count(nat6, "cc-pod:" UUID), 4);
+			ck_assert_int_gt(asprintf(&want, "-j DNAT --to-destination [%s]:80", pod6),
+					 0);
+			ck_assert_int_eq(count(nat6, want), 4);
+			ck_assert_int_eq(count(filter6, "cc-pod:" UUID), 2);
+		} else {
+			ck_assert_ptr_nonnull(strstr(nft, "table ip6 cc_"));
+			ck_assert_int_gt(asprintf(&want, "dnat to [%s]:80", pod6), 0);
+			ck_assert_int_eq(count(nft, want), 4);
+			ck_assert_ptr_null(strstr(nat6, "cc-pod:" UUID));
+		}
+	}
+	ASSERT_OK(guest_sim_start(&pod.nics[0], "cc-test-guest", &g));
+	sim_ip("netns add cc-test-remote");
+	sim_ip("link add cc-rmt0 type veth peer name eth0 netns cc-test-remote");
+	sim_ip("addr add fd00:200::1/64 dev cc-rmt0 nodad");
+	sim_ip("link set cc-rmt0 up");
+	sim_ip("-n cc-test-remote link set lo up");
+	sim_ip("-n cc-test-remote addr add fd00:200::2/64 dev eth0 nodad");
+	sim_ip("-n cc-test-remote link set eth0 up");
+	sim_ip("-n cc-test-remote route add default via fd00:200::1");
+	remote = open(CCNET_NETNS_DIR "/cc-test-remote", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(remote, 0);
+
+	glisten = sim_listen(guest_sim_netns_fd(g), 80);
+	/* The guest has both addresses. */
+	ck_assert_int_eq(sim_echo(-1, pod6, 80, glisten, peer, sizeof(peer)), 0);
+	ck_assert_int_eq(sim_echo(-1, pod4, 80, glisten, peer, sizeof(peer)), 0);
+	/* hostPort from the host itself, on a local IPv6 address: OUTPUT DNAT. */
+	ck_assert_int_eq(sim_echo(-1, "fd00:200::1", 18080, glisten, peer, sizeof(peer)), 0);
+	ck_assert_int_eq(sim_echo(-1, gw6, 18080, glisten, peer, sizeof(peer)), 0);
+	/* From another host: PREROUTING DNAT and FORWARD, the client address kept. */
+	ck_assert_int_eq(sim_echo(remote, "fd00:200::1", 18080, glisten, peer, sizeof(peer)), 0);
+	ck_assert_str_eq(peer, "fd00:200::2");
+	ck_assert_int_eq(sim_echo(remote, "fd00:200::1", 18081, glisten, peer, sizeof(peer)), 0);
+	ck_assert_str_eq(peer, "fd00:200::2");
+	/* 18081 is bound to that address only. */
+	ck_assert_int_ne(sim_echo(-1, gw6, 18081, glisten, peer, sizeof(peer)), 0);
+	/* The guest reaches the remote over IPv6. */
+	rlisten = sim_listen(remote, 9000);
+	ck_assert_int_eq(
+		sim_echo(guest_sim_netns_fd(g), "fd00:200::2", 9000, rlisten, peer, sizeof(peer)),
+		0);
+
+	guest_sim_stop(g);
+	sim_ip("link del cc-rmt0");
+	sim_ip("netns del cc-test-remote");
+	ccnet_pod_done(&pod);
+	ck_assert_msg(ccnet_pod_teardown(e.pod_fd, UUID, cni_path, 0, &err) == 0, "teardown: %s",
+		      err.msg);
+	assert_clean(&e);
+	ccnet_selection_done(&sel);
+	pod_env_done(&e);
+}
+END_TEST
+
 /* default-restricted: the host side is reachable (e.g. the metadata service), nothing else. */
 START_TEST(test_restricted_traffic)
 {
@@ -635,7 +789,7 @@ START_TEST(test_restricted_traffic)
 		ck_assert_msg(ccnet_pod_setup(&p, &pod, &err) == 0, "setup: %s", err.msg);
 	}
 	ck_assert_uint_eq(pod.nics[0].result.n_routes, 0);
-	(void) inet_ntop(AF_INET, cni_result_first_ip4(&pod.nics[0].result)->gateway, gw,
+	(void) inet_ntop(AF_INET, cni_result_first_ip(&pod.nics[0].result, AF_INET)->gateway, gw,
 			 sizeof(gw));
 	ck_assert_int_eq(strncmp(gw, "172.17.", 7), 0);
 	ASSERT_OK(guest_sim_start(&pod.nics[0], "cc-test-guest", &g));
@@ -742,6 +896,7 @@ int main(void)
 	tcase_add_test(tc, test_bad_ports);
 	tcase_add_test(tc, test_crash_then_gc);
 	tcase_add_loop_test(tc, test_guest_traffic, 1, 3);
+	tcase_add_loop_test(tc, test_guest_traffic6, 1, 3);
 	tcase_add_test(tc, test_restricted_traffic);
 	tcase_add_test(tc, test_del_failure_retried);
 	suite_add_tcase(s, tc);

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Pod networking (lib ccnet, stage1/net). Pure: selection, CNI results, plugin execution with
-# fake plugins. Root + namespaces (skipped with 77 otherwise): the real ptp/bridge round trip.
-foreach(_t net-select cni-result cni-exec guest-config)
+# fake plugins, port lists. Root + namespaces (skipped with 77 otherwise): the real ptp/bridge
+# round trip.
+foreach(_t net-select cni-result cni-exec guest-config portfwd)
   cc_add_check_test(NAME test-${_t} LABEL unit
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-${_t}.c
     LIBS ccnet)
