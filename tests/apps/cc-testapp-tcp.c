@@ -41,8 +41,7 @@ static int port_parse(const char *s, char **end)
 	return (int) v;
 }
 
-/* A listening socket on [::]:port for both families, else 0.0.0.0:port; -errno on failure. */
-static int tcp_listen(int port)
+int testapp_tcp_listen(int port)
 {
 	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t) port)};
 	struct sockaddr_in a4 = {.sin_family = AF_INET,
@@ -96,7 +95,7 @@ void testapp_step_serve(const char *arg)
 		testapp_say("serve %s: expected PORT[:N]", arg);
 		return;
 	}
-	fd = tcp_listen(port);
+	fd = testapp_tcp_listen(port);
 	if (fd < 0) {
 		testapp_say("serve %d errno=%s", port, testapp_errno_name(-fd));
 		return;
@@ -123,8 +122,7 @@ void testapp_step_serve(const char *arg)
 	close(fd);
 }
 
-/* Connect to IP:PORT (IPv4 or IPv6) with 10 s timeouts; -errno on failure. */
-static int tcp_connect(const char *ip, int port)
+int testapp_tcp_connect(const char *ip, int port)
 {
 	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t) port)};
 	struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = htons((uint16_t) port)};
@@ -161,11 +159,8 @@ static size_t read_all(int fd, char *buf, size_t size)
 	return got;
 }
 
-/*
- * "IP:PORT" or "[IPv6]:PORT" (the port after the last colon) into ip (without brackets) and
- * *port; -1 if malformed.
- */
-static int hostport_parse(const char *s, size_t len, char ip[static 64], int *port)
+/* The port is after the last colon. */
+int testapp_hostport_parse(const char *s, size_t len, char ip[static 64], int *port)
 {
 	const char *colon = memrchr(s, ':', len), *start = s, *stop = colon;
 	char digits[8], *end;
@@ -190,11 +185,11 @@ void testapp_step_connect(const char *arg)
 	char ip[64], line[256];
 	int port, fd;
 
-	if (hostport_parse(arg, strlen(arg), ip, &port) < 0) {
+	if (testapp_hostport_parse(arg, strlen(arg), ip, &port) < 0) {
 		testapp_say("connect %s: expected IP:PORT", arg);
 		return;
 	}
-	fd = tcp_connect(ip, port);
+	fd = testapp_tcp_connect(ip, port);
 	if (fd < 0) {
 		testapp_say("connect %s errno=%s", arg, testapp_errno_name(-fd));
 		return;
@@ -217,11 +212,11 @@ void testapp_step_mds(const char *path)
 	}
 	hp = url + 7;
 	slash = strchr(hp, '/');
-	if (!slash || hostport_parse(hp, (size_t) (slash - hp), ip, &port) < 0) {
+	if (!slash || testapp_hostport_parse(hp, (size_t) (slash - hp), ip, &port) < 0) {
 		testapp_say("mds %s: cannot parse AC_METADATA_URL %s", path, url);
 		return;
 	}
-	fd = tcp_connect(ip, port);
+	fd = testapp_tcp_connect(ip, port);
 	if (fd < 0) {
 		testapp_say("mds %s errno=%s", path, testapp_errno_name(-fd));
 		return;
@@ -256,7 +251,7 @@ void testapp_step_mds_serve(const char *arg)
 		return;
 	}
 	snprintf(prefix, sizeof(prefix), "/%s/acMetadata/v1/", token);
-	fd = tcp_listen(port);
+	fd = testapp_tcp_listen(port);
 	if (fd < 0) {
 		testapp_say("mds-serve %d errno=%s", port, testapp_errno_name(-fd));
 		return;

@@ -21,6 +21,7 @@
  *   syscall=NAME                               call uname, getppid, sync or umask: ok or errno
  *   serve=PORT[:N]  connect=IP:PORT            TCP server and client (cc-testapp-tcp.c)
  *   mds=PATH  mds-serve=PORT:TOKEN:N           metadata service client and stand-in (same)
+ *   recv=PORT  send=IP:PORT:MB                 bulk TCP transfer, timed (cc-testapp-bulk.c)
  *
  * A failed step prints its errno name (e.g. "write /ro/x errno=EROFS") and goes on.
  */
@@ -297,6 +298,10 @@ static int step(const char *s)
 		testapp_step_mds_serve(arg);
 	else if (strncmp(s, "mds=", 4) == 0)
 		testapp_step_mds(arg);
+	else if (strncmp(s, "recv=", 5) == 0)
+		testapp_step_recv(arg);
+	else if (strncmp(s, "send=", 5) == 0)
+		testapp_step_send(arg);
 	else
 		testapp_say("unknown step %s", s);
 	return -1;

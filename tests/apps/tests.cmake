@@ -3,7 +3,8 @@
 # The stage1 test apps: one static multi-call program (cc-testapp) packed into one ACI per
 # manifest of tests/apps/manifests/, as build/apps/<name>.aci. The e2e tests of
 # tests/e2e/stage1 and ci/demo run them in pods through cc-stage0.
-add_executable(cc-testapp ${CMAKE_CURRENT_LIST_DIR}/cc-testapp.c ${CMAKE_CURRENT_LIST_DIR}/cc-testapp-tcp.c)
+add_executable(cc-testapp ${CMAKE_CURRENT_LIST_DIR}/cc-testapp.c ${CMAKE_CURRENT_LIST_DIR}/cc-testapp-tcp.c
+  ${CMAKE_CURRENT_LIST_DIR}/cc-testapp-bulk.c)
 
 # It runs inside the app's own rootfs, which has no libc: static. Sanitizer runtimes cannot
 # be linked statically, so sanitized builds build the program but no images.
