@@ -549,6 +549,44 @@ START_TEST(test_crash_then_gc)
 END_TEST
 
 /*
+ * A netns "cc-test-remote" standing in for another host, joined to this one by a veth
+ * (cc-rmt0 here, eth0 there) with host_cidr here and remote_cidr there; ip_flags are appended
+ * to both `ip addr add` (" nodad" for IPv6). Returns an fd of the netns.
+ */
+static int remote_up(const char *host_cidr, const char *remote_cidr, const char *ip_flags)
+{
+	int fd;
+
+	sim_ip("netns add cc-test-remote");
+	sim_ip("link add cc-rmt0 type veth peer name eth0 netns cc-test-remote");
+	sim_ip("addr add %s dev cc-rmt0%s", host_cidr, ip_flags);
+	sim_ip("link set cc-rmt0 up");
+	sim_ip("-n cc-test-remote link set lo up");
+	sim_ip("-n cc-test-remote addr add %s dev eth0%s", remote_cidr, ip_flags);
+	sim_ip("-n cc-test-remote link set eth0 up");
+	fd = open(CCNET_NETNS_DIR "/cc-test-remote", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+/* The end of a traffic test: guest and remote gone, teardown, then nothing of the pod left. */
+static void traffic_done(struct pod_env *e, struct guest_sim *g, struct ccnet_pod *pod,
+			 struct ccnet_selection *sel)
+{
+	struct stage1_error err = {};
+
+	guest_sim_stop(g);
+	sim_ip("link del cc-rmt0");
+	sim_ip("netns del cc-test-remote");
+	ccnet_pod_done(pod);
+	ck_assert_msg(ccnet_pod_teardown(e->pod_fd, UUID, cni_path, 0, &err) == 0, "teardown: %s",
+		      err.msg);
+	assert_clean(e);
+	ccnet_selection_done(sel);
+	pod_env_done(e);
+}
+
+/*
  * The data path with a kernel as the guest (guest-sim.h): a forwarded port reached from the
  * host itself (127.0.0.1 and a local address) and from a "remote" host (another netns routed
  * through this one), and the guest reaching the remote through the default network's
@@ -602,15 +640,7 @@ START_TEST(test_guest_traffic)
 		ck_assert_int_eq(!!strstr(nat, "cc-pod:" UUID), firewall == 1);
 	}
 	ASSERT_OK(guest_sim_start(&pod.nics[0], "cc-test-guest", &g));
-	sim_ip("netns add cc-test-remote");
-	sim_ip("link add cc-rmt0 type veth peer name eth0 netns cc-test-remote");
-	sim_ip("addr add 10.200.0.1/24 dev cc-rmt0");
-	sim_ip("link set cc-rmt0 up");
-	sim_ip("-n cc-test-remote link set lo up");
-	sim_ip("-n cc-test-remote addr add 10.200.0.2/24 dev eth0");
-	sim_ip("-n cc-test-remote link set eth0 up");
-	remote = open(CCNET_NETNS_DIR "/cc-test-remote", O_RDONLY | O_CLOEXEC);
-	ck_assert_int_ge(remote, 0);
+	remote = remote_up("10.200.0.1/24", "10.200.0.2/24", "");
 
 	glisten = sim_listen(guest_sim_netns_fd(g), 80);
 	/* The guest answers on its own address directly (no forwarding involved). */
@@ -630,17 +660,9 @@ START_TEST(test_guest_traffic)
 		0);
 	ck_assert_str_eq(peer, "10.200.0.1");
 
-	guest_sim_stop(g);
-	sim_ip("link del cc-rmt0");
-	sim_ip("netns del cc-test-remote");
-	ccnet_pod_done(&pod);
-	ck_assert_msg(ccnet_pod_teardown(e.pod_fd, UUID, cni_path, 0, &err) == 0, "teardown: %s",
-		      err.msg);
+	traffic_done(&e, g, &pod, &sel);
 	/* The port is gone with the rules. */
 	ck_assert_int_ne(sim_echo(-1, "127.0.0.1", 18080, glisten, peer, sizeof(peer)), 0);
-	assert_clean(&e);
-	ccnet_selection_done(&sel);
-	pod_env_done(&e);
 }
 END_TEST
 
@@ -716,16 +738,8 @@ START_TEST(test_guest_traffic6)
 		}
 	}
 	ASSERT_OK(guest_sim_start(&pod.nics[0], "cc-test-guest", &g));
-	sim_ip("netns add cc-test-remote");
-	sim_ip("link add cc-rmt0 type veth peer name eth0 netns cc-test-remote");
-	sim_ip("addr add fd00:200::1/64 dev cc-rmt0 nodad");
-	sim_ip("link set cc-rmt0 up");
-	sim_ip("-n cc-test-remote link set lo up");
-	sim_ip("-n cc-test-remote addr add fd00:200::2/64 dev eth0 nodad");
-	sim_ip("-n cc-test-remote link set eth0 up");
+	remote = remote_up("fd00:200::1/64", "fd00:200::2/64", " nodad");
 	sim_ip("-n cc-test-remote route add default via fd00:200::1");
-	remote = open(CCNET_NETNS_DIR "/cc-test-remote", O_RDONLY | O_CLOEXEC);
-	ck_assert_int_ge(remote, 0);
 
 	glisten = sim_listen(guest_sim_netns_fd(g), 80);
 	/* The guest has both addresses. */
@@ -747,15 +761,7 @@ START_TEST(test_guest_traffic6)
 		sim_echo(guest_sim_netns_fd(g), "fd00:200::2", 9000, rlisten, peer, sizeof(peer)),
 		0);
 
-	guest_sim_stop(g);
-	sim_ip("link del cc-rmt0");
-	sim_ip("netns del cc-test-remote");
-	ccnet_pod_done(&pod);
-	ck_assert_msg(ccnet_pod_teardown(e.pod_fd, UUID, cni_path, 0, &err) == 0, "teardown: %s",
-		      err.msg);
-	assert_clean(&e);
-	ccnet_selection_done(&sel);
-	pod_env_done(&e);
+	traffic_done(&e, g, &pod, &sel);
 }
 END_TEST
 
@@ -793,14 +799,7 @@ START_TEST(test_restricted_traffic)
 			 sizeof(gw));
 	ck_assert_int_eq(strncmp(gw, "172.17.", 7), 0);
 	ASSERT_OK(guest_sim_start(&pod.nics[0], "cc-test-guest", &g));
-	sim_ip("netns add cc-test-remote");
-	sim_ip("link add cc-rmt0 type veth peer name eth0 netns cc-test-remote");
-	sim_ip("addr add 10.200.0.1/24 dev cc-rmt0");
-	sim_ip("link set cc-rmt0 up");
-	sim_ip("-n cc-test-remote addr add 10.200.0.2/24 dev eth0");
-	sim_ip("-n cc-test-remote link set eth0 up");
-	remote = open(CCNET_NETNS_DIR "/cc-test-remote", O_RDONLY | O_CLOEXEC);
-	ck_assert_int_ge(remote, 0);
+	remote = remote_up("10.200.0.1/24", "10.200.0.2/24", "");
 
 	hlisten = sim_listen(-1, 18112);
 	ck_assert_int_eq(sim_echo(guest_sim_netns_fd(g), gw, 18112, hlisten, peer, sizeof(peer)),
@@ -810,15 +809,7 @@ START_TEST(test_restricted_traffic)
 		sim_echo(guest_sim_netns_fd(g), "10.200.0.2", 9000, rlisten, peer, sizeof(peer)),
 		0);
 
-	guest_sim_stop(g);
-	sim_ip("link del cc-rmt0");
-	sim_ip("netns del cc-test-remote");
-	ccnet_pod_done(&pod);
-	ck_assert_msg(ccnet_pod_teardown(e.pod_fd, UUID, cni_path, 0, &err) == 0, "teardown: %s",
-		      err.msg);
-	assert_clean(&e);
-	ccnet_selection_done(&sel);
-	pod_env_done(&e);
+	traffic_done(&e, g, &pod, &sel);
 }
 END_TEST
 
