@@ -548,6 +548,27 @@ START_TEST(test_crash_then_gc)
 }
 END_TEST
 
+/* Set up the pod's networks (sel) with ports through the firewall backend; must succeed. */
+static void pod_setup_ok(struct pod_env *e, struct ccnet_selection *sel,
+			 const struct ccnet_port *ports, size_t n_ports, int firewall,
+			 struct ccnet_pod *pod)
+{
+	struct stage1_error err = {};
+	struct ccnet_setup_params p = {
+		.pod_fd = e->pod_fd,
+		.uuid = UUID,
+		.cni_path = cni_path,
+		.sel = sel,
+		.ports = ports,
+		.n_ports = n_ports,
+		.record = record,
+		.record_userdata = &e->pod_fd,
+		.firewall = firewall,
+	};
+
+	ck_assert_msg(ccnet_pod_setup(&p, pod, &err) == 0, "setup: %s", err.msg);
+}
+
 /*
  * A netns "cc-test-remote" standing in for another host, joined to this one by a veth
  * (cc-rmt0 here, eth0 there) with host_cidr here and remote_cidr there; ip_flags are appended
@@ -610,21 +631,7 @@ START_TEST(test_guest_traffic)
 	}
 	pod_env_init(&e);
 	ASSERT_OK(ccnet_select("default", NULL, &sel, &err));
-	{
-		struct ccnet_setup_params p = {
-			.pod_fd = e.pod_fd,
-			.uuid = UUID,
-			.cni_path = cni_path,
-			.sel = &sel,
-			.ports = ports,
-			.n_ports = 1,
-			.record = record,
-			.record_userdata = &e.pod_fd,
-			.firewall = firewall,
-		};
-
-		ck_assert_msg(ccnet_pod_setup(&p, &pod, &err) == 0, "setup: %s", err.msg);
-	}
+	pod_setup_ok(&e, &sel, ports, 1, firewall, &pod);
 	(void) inet_ntop(AF_INET, cni_result_first_ip(&pod.nics[0].result, AF_INET)->gateway, gw,
 			 sizeof(gw));
 	(void) inet_ntop(AF_INET, cni_result_first_ip(&pod.nics[0].result, AF_INET)->addr, pod_ip,
@@ -694,21 +701,7 @@ START_TEST(test_guest_traffic6)
 	}
 	pod_env_init(&e);
 	ASSERT_OK(ccnet_select("dual", (const char *const[]){e.conf_dir, NULL}, &sel, &err));
-	{
-		struct ccnet_setup_params p = {
-			.pod_fd = e.pod_fd,
-			.uuid = UUID,
-			.cni_path = cni_path,
-			.sel = &sel,
-			.ports = ports,
-			.n_ports = 2,
-			.record = record,
-			.record_userdata = &e.pod_fd,
-			.firewall = firewall,
-		};
-
-		ck_assert_msg(ccnet_pod_setup(&p, &pod, &err) == 0, "setup: %s", err.msg);
-	}
+	pod_setup_ok(&e, &sel, ports, 2, firewall, &pod);
 	ip6 = cni_result_first_ip(&pod.nics[0].result, AF_INET6);
 	ck_assert_ptr_nonnull(ip6);
 	(void) inet_ntop(AF_INET6, ip6->addr, pod6, sizeof(pod6));
