@@ -56,7 +56,7 @@ static void help(void)
 	       "                           writes never reach FILE)\n"
 	       "      --console stdio|FILE guest console destination (default stdio)\n"
 	       "      --boot-markers FILE  write one JSON line per boot marker\n"
-	       "      --ksm                make guest RAM mergeable (KSM)\n"
+	       "      --ksm                let KSM merge guest RAM and the kernel's pages\n"
 	       "      --hugepages off|on|auto  transparent huge pages for guest RAM (default off)\n"
 	       "      --9p TAG:DIR[,ro]    export DIR to the guest under the 9p mount TAG "
 	       "(repeatable)\n"

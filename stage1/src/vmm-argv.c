@@ -118,6 +118,9 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 	add(&b, "--rng");
 	/* Free page reporting: memory the guest frees goes back to the host (docs/devices.md). */
 	add(&b, "--balloon");
+	/* Guest RAM and the kernel's written pages may be merged by KSM, as QEMU's mem-merge
+	 * default has it; inert unless the host runs ksmd (/sys/kernel/mm/ksm/run). */
+	add(&b, "--ksm");
 	add(&b, "--9p");
 	add(&b, "cc-layer:%s/" POD_LAYER_DIR ",ro", d);
 	add(&b, "--9p");

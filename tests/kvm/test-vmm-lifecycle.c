@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <elf.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,13 +178,18 @@ START_TEST(test_missing_pmem_image)
 }
 END_TEST
 
+/*
+ * Loop 0 without --ksm, 1 with it: then the kernel's mapping and guest RAM are mergeable
+ * ("mg" in VmFlags), the kernel's too although it was mapped over RAM after RAM's advice.
+ */
 START_TEST(test_kernel_text_is_shared_file_mapping)
 {
+	const bool ksm = _i;
 	char kernel[4096], path[64], line[4600];
-	char *argv[] = {"--kernel", kernel, "--cpus", "2", NULL};
+	char *argv[] = {"--kernel", kernel, "--cpus", "2", ksm ? "--ksm" : NULL, NULL};
 	struct vmm_proc p;
 	FILE *f;
-	int in_kernel = 0, found = 0;
+	int in_kernel = 0, found = 0, kernel_mg = -1, n_mg = 0;
 	long rss_kb = -1;
 
 	ck_assert_ptr_nonnull(realpath(vmm_guest("idle"), kernel));
@@ -196,7 +202,10 @@ START_TEST(test_kernel_text_is_shared_file_mapping)
 	f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
 	while (fgets(line, sizeof(line), f)) {
-		if (strchr(line, '-') && strstr(line, " /") && strchr(line, '\n')) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+			/* A mapping's first line. */
 			in_kernel = strstr(line, kernel) != NULL;
 			/* private file mapping, offset = the text segment's page-aligned offset */
 			if (in_kernel) {
@@ -205,10 +214,22 @@ START_TEST(test_kernel_text_is_shared_file_mapping)
 			}
 		} else if (in_kernel && strncmp(line, "Rss:", 4) == 0) {
 			rss_kb = strtol(line + 4, NULL, 10);
+		} else if (strncmp(line, "VmFlags:", 8) == 0) {
+			bool mg = strstr(line, " mg") != NULL;
+
+			n_mg += mg;
+			if (in_kernel)
+				kernel_mg = mg;
 		}
 	}
 	fclose(f);
 	ck_assert_msg(found, "no file mapping of %s in smaps", kernel);
+	ck_assert_int_eq(kernel_mg, ksm);
+	/* With --ksm: the kernel's mapping and RAM (on both sides of it); without: none. */
+	if (ksm)
+		ck_assert_int_ge(n_mg, 2);
+	else
+		ck_assert_int_eq(n_mg, 0);
 	ck_assert_msg(rss_kb > 0, "kernel text not faulted in from the file (Rss %ld kB)", rss_kb);
 
 	/* threads: main (event loop) + 2 vCPUs; the kernel file itself is not kept open. The
@@ -250,7 +271,7 @@ static Suite *lifecycle_suite(void)
 	tcase_add_test(tc, test_too_long_cmdline);
 	tcase_add_test(tc, test_missing_kvm_device);
 	tcase_add_test(tc, test_missing_pmem_image);
-	tcase_add_test(tc, test_kernel_text_is_shared_file_mapping);
+	tcase_add_loop_test(tc, test_kernel_text_is_shared_file_mapping, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -147,6 +147,11 @@ int vm_kernel_setup(struct vm *vm, struct vm_error *reterr)
 				    vm->cfg.kernel_path);
 	/* The mapped kernel ranges get memslots of their own; RAM gets the rest. */
 	for (unsigned i = 0; i < n_mapped; i++) {
+		/* A new mapping over RAM: it lost RAM's advice. Its pages the guest writes (text
+		 * patched at boot, data) are anonymous copies, the same in every VM of this kernel:
+		 * KSM can merge those too. */
+		if (vm->cfg.ksm)
+			(void) madvise(mapped[i].hva, mapped[i].size, MADV_MERGEABLE);
 		holes[i] = (struct memslot_range){.gpa = mapped[i].gpa, .size = mapped[i].size};
 		r = vm_memslot_add(vm, mapped[i].gpa, mapped[i].size, mapped[i].hva, false);
 		if (r < 0)

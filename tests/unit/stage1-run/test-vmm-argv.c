@@ -49,6 +49,7 @@ START_TEST(test_quiet)
 		"2",
 		"--rng",
 		"--balloon",
+		"--ksm",
 		"--9p",
 		"cc-layer:/p/cc/layer,ro",
 		"--9p",
