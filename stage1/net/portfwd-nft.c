@@ -109,29 +109,22 @@ static void table_write(FILE *f, const struct nft_family *fam, const char *table
 	for (size_t c = 0; c < ARRAY_SIZE(chains); c++) {
 		fprintf(f, "\tchain %s {\n\t\t%s; policy accept;\n", chains[c].name,
 			chains[c].hook);
-		for (size_t i = 0; i < n; i++) {
-			int pf = portfwd_port_family(&ports[i]);
-
-			if (pf == AF_UNSPEC || pf == fam->family)
+		for (size_t i = 0; i < n; i++)
+			if (portfwd_port_wants(&ports[i], fam->family))
 				port_rules(f, fam, chains[c].kind, &ports[i], ip);
-		}
 		fprintf(f, "\t}\n");
 	}
 	fprintf(f, "}\n");
 }
 
 int portfwd_nft_add(const char *uuid, const struct ccnet_port *ports, size_t n,
-		    const struct portfwd_target *t, struct stage1_error *reterr)
+		    const struct portfwd_target *t, int families, struct stage1_error *reterr)
 {
 	_cleanup_free_ char *script = NULL;
 	char table[64];
 	size_t len = 0;
-	int families;
 	FILE *f;
 
-	families = portfwd_families(ports, n, t, reterr);
-	if (families < 0)
-		return families;
 	table_name(uuid, table, sizeof(table));
 	f = open_memstream(&script, &len);
 	if (!f)

@@ -89,8 +89,7 @@ const char *portfwd_port_dst(const struct ccnet_port *p)
 	return p->host_ip;
 }
 
-/* Whether port p has rules towards the pod's address of family. */
-static bool port_wants(const struct ccnet_port *p, int family)
+bool portfwd_port_wants(const struct ccnet_port *p, int family)
 {
 	int f = portfwd_port_family(p);
 
@@ -116,9 +115,9 @@ int portfwd_families(const struct ccnet_port *ports, size_t n, const struct port
 						"port %u: host IP %s is IPv6 but the pod has no "
 						"IPv6 address",
 						p->host_port, p->host_ip);
-		if (t->ip4 && port_wants(p, AF_INET))
+		if (t->ip4 && portfwd_port_wants(p, AF_INET))
 			families |= PORTFWD_IP4;
-		if (t->ip6 && port_wants(p, AF_INET6))
+		if (t->ip6 && portfwd_port_wants(p, AF_INET6))
 			families |= PORTFWD_IP6;
 	}
 	if (n > 0 && families == 0)
@@ -274,14 +273,14 @@ int portfwd_add(enum portfwd_backend b, const char *uuid, const struct ccnet_por
 	if (b == PORTFWD_AUTO)
 		b = portfwd_iptables(AF_INET) || !portfwd_nft() ? PORTFWD_IPTABLES : PORTFWD_NFT;
 	if (b == PORTFWD_NFT)
-		return portfwd_nft_add(uuid, ports, n, t, reterr);
+		return portfwd_nft_add(uuid, ports, n, t, families, reterr);
 	for (size_t i = 0; i < n; i++) {
-		if ((families & PORTFWD_IP4) && port_wants(&ports[i], AF_INET)) {
+		if ((families & PORTFWD_IP4) && portfwd_port_wants(&ports[i], AF_INET)) {
 			r = port_rules(AF_INET, tag, &ports[i], t->ip4, reterr);
 			if (r < 0)
 				return r;
 		}
-		if ((families & PORTFWD_IP6) && port_wants(&ports[i], AF_INET6)) {
+		if ((families & PORTFWD_IP6) && portfwd_port_wants(&ports[i], AF_INET6)) {
 			r = port_rules(AF_INET6, tag, &ports[i], t->ip6, reterr);
 			if (r < 0)
 				return r;

@@ -48,9 +48,12 @@ int portfwd_add(enum portfwd_backend b, const char *uuid, const struct ccnet_por
 int portfwd_remove(const char *uuid, int families, struct stage1_error *reterr);
 /* The nft binary, or NULL. */
 const char *portfwd_nft(void);
-/* portfwd-nft.c: the nft backend (no route_localnet, no validation: portfwd_add does it). */
+/*
+ * portfwd-nft.c: the nft backend (no route_localnet, no validation: portfwd_add does it and
+ * passes the families portfwd_families() found).
+ */
 int portfwd_nft_add(const char *uuid, const struct ccnet_port *ports, size_t n,
-		    const struct portfwd_target *t, struct stage1_error *reterr);
+		    const struct portfwd_target *t, int families, struct stage1_error *reterr);
 int portfwd_nft_remove(const char *uuid, int families, struct stage1_error *reterr);
 /* The iptables (family AF_INET) or ip6tables (AF_INET6) binary, or NULL if not installed. */
 const char *portfwd_iptables(int family);
@@ -58,6 +61,8 @@ const char *portfwd_iptables(int family);
 int portfwd_validate(const struct ccnet_port *ports, size_t n, struct stage1_error *reterr);
 /* The family of a port's host IP (AF_INET or AF_INET6), or AF_UNSPEC when it has none. */
 int portfwd_port_family(const struct ccnet_port *p);
+/* Whether port p has rules towards the pod's address of family (its host IP allows it). */
+bool portfwd_port_wants(const struct ccnet_port *p, int family);
 /*
  * The destination address a port's rules match: its host IP, or NULL for every local address
  * (no host IP, or the unspecified 0.0.0.0 or ::, which still select their family).
