@@ -2,17 +2,23 @@
 /*
  * virtio-9p device model: pops a chain, hands its device-readable part to the 9p server as the
  * request and its device-writable part as room for the reply, and pushes the reply length. The
- * mutex guards active and the server (see 9p-dev.h for the threads).
+ * mutex guards active, the server and the buffers (see 9p-dev.h for the threads).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
+#include "9p/9p-buf.h"
 #include "9p/9p-dev.h"
 #include "9p/9p.h"
+#include "cc/cleanup.h"
 #include "cc/log.h"
+#include "core/evloop.h"
 
 struct v9p {
 	struct vdev dev; /* first: ops get &dev */
@@ -22,11 +28,17 @@ struct v9p {
 	pthread_mutex_t lock;
 	bool active;
 	struct p9_server *srv;
-	uint8_t *req;  /* P9_MSIZE_MAX bytes: the request, gathered from out[] */
-	uint8_t *resp; /* P9_MSIZE_MAX bytes: the reply, scattered into in[] */
+	struct p9_buf req;  /* P9_MSIZE_MAX bytes: the request, gathered from out[] */
+	struct p9_buf resp; /* P9_MSIZE_MAX bytes: the reply, scattered into in[] */
 	struct virtq_chain chain;
 
-	atomic_uint_fast64_t requests, bad_chains, bytes_in, bytes_out;
+	/* Idle trim: a one-shot timer armed when a buffer grew past V9P_BUF_KEEP. */
+	struct evloop *loop;
+	int trim_fd;
+	bool trim_armed;
+	uint64_t trim_seen; /* requests when the timer was armed */
+
+	atomic_uint_fast64_t requests, bad_chains, bytes_in, bytes_out, trims, bytes_trimmed;
 };
 
 static struct v9p *v9p_of(struct vdev *dev)
@@ -68,14 +80,71 @@ static uint32_t v9p_serve(struct v9p *v, const struct virtq_chain *c)
 	 * A request longer than the largest msize cannot be valid: it is cut, so its size field
 	 * no longer matches and the server answers Rlerror(EBADMSG).
 	 */
-	req_len = iov_to_buf(c->iov, c->n_out, 0, v->req, MIN(c->out_len, (uint64_t) P9_MSIZE_MAX));
+	req_len =
+		iov_to_buf(c->iov, c->n_out, 0, v->req.p, MIN(c->out_len, (uint64_t) P9_MSIZE_MAX));
 	resp_cap = MIN(c->in_len, (uint64_t) P9_MSIZE_MAX);
-	resp_len = p9_server_handle(v->srv, v->req, req_len, v->resp, resp_cap);
-	resp_len = iov_from_buf(in_iov, c->n_in, 0, v->resp, resp_len);
+	resp_len = p9_server_handle(v->srv, v->req.p, req_len, v->resp.p, resp_cap);
+	p9_buf_used(&v->req, req_len);
+	p9_buf_used(&v->resp, resp_len);
+	resp_len = iov_from_buf(in_iov, c->n_in, 0, v->resp.p, resp_len);
 	atomic_fetch_add(&v->requests, 1);
 	atomic_fetch_add(&v->bytes_in, req_len);
 	atomic_fetch_add(&v->bytes_out, resp_len);
 	return (uint32_t) resp_len;
+}
+
+static void v9p_trim_arm(struct v9p *v)
+{
+	struct itimerspec its = {.it_value.tv_nsec = V9P_IDLE_NS};
+
+	if (v->trim_armed || v->trim_fd < 0)
+		return;
+	if (v->req.hi <= V9P_BUF_KEEP && v->resp.hi <= V9P_BUF_KEEP)
+		return;
+	v->trim_seen = atomic_load(&v->requests);
+	if (timerfd_settime(v->trim_fd, 0, &its, NULL) == 0)
+		v->trim_armed = true;
+}
+
+/* With the lock held: trim if no request came since the last look, else look again later. */
+static bool v9p_idle_check(struct v9p *v)
+{
+	uint64_t n = atomic_load(&v->requests), freed;
+
+	v->trim_armed = false;
+	if (n != v->trim_seen) {
+		v->trim_seen = n;
+		v9p_trim_arm(v);
+		return false;
+	}
+	freed = p9_buf_trim(&v->req, V9P_BUF_KEEP) + p9_buf_trim(&v->resp, V9P_BUF_KEEP);
+	if (freed > 0) {
+		atomic_fetch_add(&v->trims, 1);
+		atomic_fetch_add(&v->bytes_trimmed, freed);
+	}
+	return true;
+}
+
+bool v9p_idle_tick(struct vdev *dev)
+{
+	struct v9p *v = v9p_of(dev);
+	bool trimmed;
+
+	pthread_mutex_lock(&v->lock);
+	trimmed = v9p_idle_check(v);
+	pthread_mutex_unlock(&v->lock);
+	return trimmed;
+}
+
+static void v9p_trim_cb(void *userdata, uint32_t events)
+{
+	struct v9p *v = userdata;
+	uint64_t expirations;
+
+	(void) events;
+	if (read(v->trim_fd, &expirations, sizeof(expirations)) != sizeof(expirations))
+		return;
+	(void) v9p_idle_tick(&v->dev);
 }
 
 static void v9p_queue_notify(struct vdev *dev, unsigned q)
@@ -109,6 +178,7 @@ static void v9p_queue_notify(struct vdev *dev, unsigned q)
 	}
 	if (pushed || v->queue.broken)
 		vdev_queue_done(dev, 0);
+	v9p_trim_arm(v);
 	pthread_mutex_unlock(&v->lock);
 }
 
@@ -141,9 +211,12 @@ static void v9p_free(struct vdev *dev)
 
 	if (!dev)
 		return;
+	if (v->loop && v->trim_fd >= 0)
+		(void) evloop_remove(v->loop, v->trim_fd);
+	safe_close(v->trim_fd);
 	p9_server_free(v->srv);
-	free(v->req);
-	free(v->resp);
+	p9_buf_free(&v->req);
+	p9_buf_free(&v->resp);
 	pthread_mutex_destroy(&v->lock);
 	free(v);
 }
@@ -161,7 +234,8 @@ static const struct vdev_ops v9p_ops = {
 	.free = v9p_free,
 };
 
-int v9p_new(const char *tag, const char *dir, bool read_only, struct vdev **ret)
+int v9p_new(const char *tag, const char *dir, bool read_only, struct evloop *loop,
+	    struct vdev **ret)
 {
 	struct v9p *v;
 	size_t tag_len;
@@ -175,6 +249,7 @@ int v9p_new(const char *tag, const char *dir, bool read_only, struct vdev **ret)
 	if (!v)
 		return -ENOMEM;
 	pthread_mutex_init(&v->lock, NULL);
+	v->trim_fd = -1;
 	v->dev.ops = &v9p_ops;
 	v->dev.n_queues = 1;
 	v->dev.queues = &v->queue;
@@ -182,11 +257,18 @@ int v9p_new(const char *tag, const char *dir, bool read_only, struct vdev **ret)
 	v->config[0] = (uint8_t) tag_len;
 	v->config[1] = (uint8_t) (tag_len >> 8);
 	memcpy(v->config + 2, tag, tag_len);
-	v->req = malloc(P9_MSIZE_MAX);
-	v->resp = malloc(P9_MSIZE_MAX);
-	if (!v->req || !v->resp) {
+	r = p9_buf_init(&v->req, P9_MSIZE_MAX);
+	if (r >= 0)
+		r = p9_buf_init(&v->resp, P9_MSIZE_MAX);
+	if (r >= 0 && loop) {
+		v->trim_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		r = v->trim_fd < 0 ? -errno : evloop_add(loop, v->trim_fd, EPOLLIN, v9p_trim_cb, v);
+		if (r >= 0)
+			v->loop = loop;
+	}
+	if (r < 0) {
 		v9p_free(&v->dev);
-		return -ENOMEM;
+		return r;
 	}
 	r = p9_server_new(dir, read_only, &v->srv);
 	if (r < 0) {
@@ -206,5 +288,7 @@ void v9p_get_stats(struct vdev *dev, struct v9p_stats *ret)
 		.bad_chains = atomic_load(&v->bad_chains),
 		.bytes_in = atomic_load(&v->bytes_in),
 		.bytes_out = atomic_load(&v->bytes_out),
+		.trims = atomic_load(&v->trims),
+		.bytes_trimmed = atomic_load(&v->bytes_trimmed),
 	};
 }

@@ -10,6 +10,12 @@
  * under the device mutex; activate and reset take the same mutex on a vCPU thread, so a reset
  * waits for the request in progress. config_read only reads the immutable tag and takes no
  * lock, so a slow filesystem call never stalls a vCPU on config access.
+ *
+ * Memory: the request and reply buffers are P9_MSIZE_MAX each, and a large Tread or Twrite
+ * leaves that much of them resident. Once the device has seen no request for V9P_IDLE_NS
+ * (a one-shot timer on the event loop, armed only when a buffer grew past V9P_BUF_KEEP),
+ * everything above V9P_BUF_KEEP goes back to the host (9p-buf.h): an idle pod keeps 2 x 16 KiB
+ * per share instead of up to 2 x 512 KiB, and a busy one never refaults between requests.
  */
 
 #include <stdbool.h>
@@ -19,12 +25,27 @@
 
 #define VIRTIO_9P_MOUNT_TAG 0
 #define V9P_TAG_MAX	    255u
+#define V9P_BUF_KEEP	    (16u * 1024)
+#define V9P_IDLE_NS	    500000000L
+
+struct evloop;
 
 struct v9p_stats {
 	uint64_t requests, bad_chains, bytes_in, bytes_out;
+	uint64_t trims, bytes_trimmed; /* idle trims that released something, and how much */
 };
 
-/* Export dir under tag (1..V9P_TAG_MAX bytes, no NUL), read-write or read-only. */
-int v9p_new(const char *tag, const char *dir, bool read_only, struct vdev **ret);
+/*
+ * Export dir under tag (1..V9P_TAG_MAX bytes, no NUL), read-write or read-only. With a loop,
+ * the device registers its idle-trim timer there (call before the loop runs); without one,
+ * only v9p_idle_tick() trims.
+ */
+int v9p_new(const char *tag, const char *dir, bool read_only, struct evloop *loop,
+	    struct vdev **ret);
+/*
+ * What the idle timer does: trims the buffers if no request came since the timer was armed
+ * (returns true), else arms it again (false). Safe from any thread.
+ */
+bool v9p_idle_tick(struct vdev *dev);
 /* Counters since creation; safe from any thread. */
 void v9p_get_stats(struct vdev *dev, struct v9p_stats *ret);

@@ -58,6 +58,7 @@ static const struct sandbox_rule sandbox_rules_vcpu[] = {
 	ANY(write, "8250 and boot-marker output, irqfd and event-loop eventfds, -vv logs"),
 	ANY(close, "a device reset drops host state: 9p fids, vsock connections"),
 	ANY(epoll_ctl, "a vsock reset takes its connections out of the muxer's epoll set"),
+	ANY(timerfd_settime, "9p: the idle-trim timer, armed by a queue notify without ioeventfd"),
 	ANY(futex, "device and transport mutexes, the stop lock"),
 	/* memory (malloc and free in device resets and config writes) */
 	CLEAR(mmap, 2, PROT_EXEC, "malloc: a thread arena, large blocks; never executable"),
@@ -109,7 +110,7 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	ANY(recvfrom, "vsock: the CONNECT line (recv, MSG_PEEK)"),
 	ANY(sendmsg, "vsock: guest data to the host socket"),
 	ANY(shutdown, "vsock: guest shutdown of its send side"),
-	ANY(timerfd_settime, "vsock: handshake and connection timeouts"),
+	ANY(timerfd_settime, "vsock: handshake and connection timeouts; 9p: the idle-trim timer"),
 	/* virtio-9p (docs/9p.md "Seccomp") */
 	ANY(openat2, "9p: walk one component, RESOLVE_BENEATH"),
 	ANY(openat, "9p: reopen an O_PATH fd through /proc/self/fd, create"),

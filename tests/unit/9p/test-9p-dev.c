@@ -2,12 +2,15 @@
 /* The virtio-9p glue: chains in fake guest memory through queue_notify. */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "9p/9p-dev.h"
 #include "9p/9p-pdu.h"
 #include "cctest.h"
+#include "core/evloop.h"
 #include "core/gmem.h"
 
 #define MEM_SIZE  0x100000ull
@@ -41,7 +44,7 @@ static void setup(void)
 	gmem_init(&gm);
 	ASSERT_OK(gmem_add_region(&gm, 0, MEM_SIZE, mem, 0));
 	dir = cctest_mkdtemp();
-	ASSERT_OK(v9p_new("share", dir, false, &dev));
+	ASSERT_OK(v9p_new("share", dir, false, NULL, &dev));
 	dev->transport.notify_used = count_irq;
 	vq = &dev->queues[0];
 	vq->gm = &gm;
@@ -142,8 +145,9 @@ START_TEST(test_config_and_features)
 	memset(cfg, 0xff, sizeof(cfg));
 	dev->ops->config_read(dev, 5, cfg, 8); /* past the end reads zeros */
 	ck_assert(memcmp(cfg, "re\0\0\0\0\0\0", 8) == 0);
-	ASSERT_ERRNO(v9p_new("", dir, false, &(struct vdev *){NULL}), EINVAL);
-	ASSERT_ERRNO(v9p_new("t", "/nonexistent-9p-dir", false, &(struct vdev *){NULL}), ENOENT);
+	ASSERT_ERRNO(v9p_new("", dir, false, NULL, &(struct vdev *){NULL}), EINVAL);
+	ASSERT_ERRNO(v9p_new("t", "/nonexistent-9p-dir", false, NULL, &(struct vdev *){NULL}),
+		     ENOENT);
 }
 END_TEST
 
@@ -226,6 +230,91 @@ START_TEST(test_reset_forgets_session)
 }
 END_TEST
 
+START_TEST(test_idle_trim)
+{
+	const uint32_t big = 96 * 1024;
+	struct v9p_stats st;
+	uint32_t len;
+
+	/* As long as a large Twrite (its size field does not match: an Rlerror comes back), so
+	 * the request buffer is touched up to 96 KiB. */
+	(void) put_version(8192);
+	desc_set(0, REQ_GPA, big, 1, 1);
+	desc_set(1, RESP_GPA, 64, 2, 0);
+	kick(0);
+	ck_assert_uint_eq(used_idx(), 1);
+	check_reply(RESP_GPA, used_len(0), P9_RLERROR, 1);
+	/* A request came since the last look: not idle yet. */
+	ck_assert(!v9p_idle_tick(dev));
+	v9p_get_stats(dev, &st);
+	ck_assert_uint_eq(st.trims, 0);
+	/* Idle: everything above the working set goes back. */
+	ck_assert(v9p_idle_tick(dev));
+	v9p_get_stats(dev, &st);
+	ck_assert_uint_eq(st.trims, 1);
+	ck_assert_uint_eq(st.bytes_trimmed, big - V9P_BUF_KEEP);
+	/* Nothing left above it: a later idle tick releases nothing. */
+	ck_assert(v9p_idle_tick(dev));
+	v9p_get_stats(dev, &st);
+	ck_assert_uint_eq(st.trims, 1);
+	/* The device still serves, from the trimmed buffers. */
+	len = put_version(8192);
+	desc_set(2, REQ_GPA, len, 1, 3);
+	desc_set(3, RESP_GPA, 64, 2, 0);
+	kick(2);
+	ck_assert_uint_eq(used_len(1), 21);
+	check_reply(RESP_GPA, 21, P9_TVERSION + 1, 1);
+}
+END_TEST
+
+static void *loop_thread(void *loop)
+{
+	(void) evloop_run(loop);
+	return NULL;
+}
+
+/* The same through the device's own timer on a running event loop. */
+START_TEST(test_idle_trim_timer)
+{
+	struct evloop *loop;
+	struct vdev *tdev;
+	struct v9p_stats st;
+	pthread_t th;
+
+	ASSERT_OK(evloop_new(&loop));
+	ASSERT_OK(v9p_new("timed", dir, false, loop, &tdev));
+	/* swap the fixture's device for this one, on the same queue memory */
+	tdev->transport.notify_used = count_irq;
+	tdev->queues[0] = dev->queues[0];
+	ASSERT_OK(tdev->ops->activate(tdev, 1));
+	dev->ops->free(dev);
+	dev = tdev;
+	ck_assert_int_eq(pthread_create(&th, NULL, loop_thread, loop), 0);
+	(void) put_version(8192);
+	desc_set(0, REQ_GPA, 96 * 1024, 1, 1);
+	desc_set(1, RESP_GPA, 64, 2, 0);
+	kick(0);
+	ck_assert_uint_eq(used_idx(), 1);
+	/* armed at the request; idle for a whole V9P_IDLE_NS by the second expiry at the latest */
+	for (int i = 0; i < 100; i++) {
+		v9p_get_stats(dev, &st);
+		if (st.trims)
+			break;
+		usleep(50 * 1000);
+	}
+	evloop_stop(loop);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert_uint_eq(st.trims, 1);
+	ck_assert_uint_eq(st.bytes_trimmed, 96 * 1024 - V9P_BUF_KEEP);
+	/* A freed device leaves the loop: its timerfd's number, reused at once, registers again. */
+	dev->ops->free(dev);
+	ASSERT_OK(v9p_new("timed", dir, false, loop, &dev));
+	dev->ops->free(dev);
+	evloop_free(loop);
+	ASSERT_OK(v9p_new("share", dir, false, NULL, &dev)); /* for the teardown */
+}
+END_TEST
+
 static Suite *p9_dev_suite(void)
 {
 	Suite *s = suite_create("9p-dev");
@@ -238,6 +327,8 @@ static Suite *p9_dev_suite(void)
 	tcase_add_test(tc, test_split_buffers);
 	tcase_add_test(tc, test_bad_chains_do_not_stop_the_queue);
 	tcase_add_test(tc, test_reset_forgets_session);
+	tcase_add_test(tc, test_idle_trim);
+	tcase_add_test(tc, test_idle_trim_timer);
 	suite_add_tcase(s, tc);
 	return s;
 }
