@@ -8,8 +8,9 @@
  *   target    config num_pages; actual: what config "actual" reads after the driver wrote 5
  *   rep_len   used length of a report of 64 KiB at 32 MiB (filled with 0xa5 before)
  *   rep_left  bytes of that range still non-zero afterwards (0: discarded)
- *   keep      a byte of a page of this guest's own bss (its kernel segment), after a report
- *             of that page: still 5a (the VMM never discards the kernel's segments)
+ *   kdata     a byte of a page of this guest's own data (its kernel segment, mapped from the
+ *             file) set to 5a and reported: 33, the file's byte (the VM's copy was dropped)
+ *   kbss      the same for a page of its bss (anonymous): 0
  *   bad_len   a report outside guest RAM: returned (length 0), the device carries on
  *   inf_left  non-zero bytes of a page at 32 MiB + 128 KiB after inflating it (0: discarded)
  *   def_ok    1 when the deflate queue returned the PFN array
@@ -24,7 +25,8 @@
 #define F_REPORTING 5
 
 static struct vg_ring rings[3];
-static uint8_t keep[8192] __attribute__((aligned(4096)));
+static uint8_t own_bss[8192] __attribute__((aligned(4096)));
+static uint8_t own_data[8192] __attribute__((aligned(4096))) = {[0 ... 8191] = 0x33};
 static uint32_t pfns[2];
 
 static int negotiate(uint64_t b)
@@ -87,9 +89,12 @@ static void balloon_check(uint64_t b)
 	putkv("rep_len", (uint64_t) submit(b, 2, SCRATCH, REPORT_SIZE, 1), 8);
 	putkv("rep_left", nonzero(SCRATCH, REPORT_SIZE), 8);
 
-	memset(keep, 0x5a, sizeof(keep));
-	(void) submit(b, 2, (uint64_t) keep, sizeof(keep), 1);
-	putkv("keep", ((volatile uint8_t *) keep)[4100], 2);
+	memset(own_data, 0x5a, sizeof(own_data));
+	(void) submit(b, 2, (uint64_t) own_data, sizeof(own_data), 1);
+	putkv("kdata", ((volatile uint8_t *) own_data)[4100], 2);
+	memset(own_bss, 0x5a, sizeof(own_bss));
+	(void) submit(b, 2, (uint64_t) own_bss, sizeof(own_bss), 1);
+	putkv("kbss", ((volatile uint8_t *) own_bss)[4100], 2);
 
 	putkv("bad_len", (uint64_t) submit(b, 2, 0x100000000ull, 0x1000, 1), 8);
 

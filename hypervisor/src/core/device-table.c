@@ -59,7 +59,7 @@ static int vm_share_create(const struct vm_device_ctx *ctx, struct vdev **ret,
 			   struct vm_error *reterr)
 {
 	const struct vm_share_config *s = &ctx->cfg->shares[ctx->index];
-	int r = v9p_new(s->tag, s->dir, s->read_only, ret);
+	int r = v9p_new(s->tag, s->dir, s->read_only, ctx->loop, ret);
 
 	if (r < 0)
 		return vm_error_set(reterr, vm_exit_for_path(r), r,
@@ -156,7 +156,14 @@ static unsigned vm_balloon_count(const struct vm_config *cfg)
 	return cfg->balloon;
 }
 
-/* Guest RAM the balloon may discard: the RAM regions minus every kernel segment. */
+/*
+ * Guest RAM the balloon may discard: all of it, the kernel's segments included. The kernel
+ * frees parts of its own image after boot (init code and data, the 2 MiB text/rodata gap,
+ * poisoned as they are freed); where those pages are mapped from the vmlinux file, a discard
+ * drops the VM's private copy and the page reads as the file again, which is fine for memory
+ * the guest freed. That is also why the device never offers VIRTIO_BALLOON_F_PAGE_POISON: it
+ * would promise that discarded pages keep the guest's poison (or zeros).
+ */
 static int vm_balloon_map(const struct vm *vm, struct balloon_map *map)
 {
 	int r;
@@ -166,9 +173,6 @@ static int vm_balloon_map(const struct vm *vm, struct balloon_map *map)
 	if (r >= 0 && vm->high_size > 0)
 		r = balloon_map_add(map, LAYOUT_4G, vm->high_size,
 				    (uint8_t *) vm->ram_hva + vm->low_size);
-	for (unsigned i = 0; r >= 0 && i < vm->kernel.n_segments; i++)
-		r = balloon_map_remove(map, vm->kernel.segments[i].gpa,
-				       vm->kernel.segments[i].memsz);
 	return r;
 }
 
