@@ -240,6 +240,7 @@ int unit_pod_target_format(char *const *app_names, size_t n_apps, char **ret)
 		strbuf_printf(&b, "Wants=%s.service\n", app_names[i]);
 	}
 	strbuf_append(&b, "Wants=" UNIT_APP_STARTED_SERVICE "\n"
-			  "Wants=" UNIT_AGENT_SERVICE "\n");
+			  "Wants=" UNIT_AGENT_SERVICE "\n"
+			  "Wants=" UNIT_RECLAIM_SERVICE "\n");
 	return strbuf_steal(&b, ret);
 }

@@ -239,7 +239,8 @@ START_TEST(test_pod_target)
 			       "Wants=web.service\n"
 			       "Wants=side.service\n"
 			       "Wants=cc-app-started.service\n"
-			       "Wants=cc-agent.service\n");
+			       "Wants=cc-agent.service\n"
+			       "Wants=cc-reclaim.service\n");
 	free(TAKE_PTR(text));
 	ASSERT_OK(unit_app_started_format(names, 2, &text));
 	ck_assert(strstr(text, "After=web.service\nAfter=side.service\n\n[Service]\nType=oneshot\n"

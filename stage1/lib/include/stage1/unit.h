@@ -20,6 +20,7 @@
 #define UNIT_POD_TARGET		 "cc-pod.target"
 #define UNIT_AGENT_SERVICE	 "cc-agent.service"
 #define UNIT_APP_STARTED_SERVICE "cc-app-started.service"
+#define UNIT_RECLAIM_SERVICE	 "cc-reclaim.service"
 #define UNIT_APP_EXIT_TEMPLATE	 "cc-app-exit@.service"
 #define UNIT_MARKER_COMMAND	 "/usr/sbin/cc-marker app-started"
 #define UNIT_APP_EXIT_PATH	 "/usr/lib/cc/cc-app-exit"
@@ -70,5 +71,6 @@ int unit_app_format(const struct unit_app *a, char **ret, struct stage1_error *r
 int unit_app_exit_template_format(char **ret);
 /* cc-app-started.service: UNIT_MARKER_COMMAND, After= every app unit. */
 int unit_app_started_format(char *const *app_names, size_t n_apps, char **ret);
-/* cc-pod.target: Wants= each <app>.service, cc-app-started.service and cc-agent.service. */
+/* cc-pod.target: Wants= each <app>.service, cc-app-started.service, cc-agent.service and
+ * cc-reclaim.service (the guest image's, ordered after cc-app-started.service). */
 int unit_pod_target_format(char *const *app_names, size_t n_apps, char **ret);
