@@ -19,7 +19,7 @@
 #include "stage1/error.h"
 
 #define VM_SIZE_OVERHEAD_MIB 128u
-#define VM_SIZE_MIN_MIB	     192u
+#define VM_SIZE_MIN_MIB	     128u
 #define VM_SIZE_MAX_CPUS     64u
 
 struct vm_size {
