@@ -322,8 +322,8 @@ static void vcon_free(struct vdev *dev)
 
 static const struct vdev_ops vcon_ops = {
 	.device_id = VIRTIO_ID_CONSOLE,
-	/* The guest fills the rx queue with one page per entry: 64 are 256 KiB per VM. */
-	.queue_max = 64,
+	/* The guest fills the rx queue with one page per entry: 16 are 64 KiB per VM. */
+	.queue_max = 16,
 	.get_features = vcon_get_features,
 	.config_read = vcon_config_read,
 	.config_write = vcon_config_write,
