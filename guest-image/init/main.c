@@ -35,14 +35,15 @@ static void init_marker(uint8_t code, bool console)
 /*
  * Free page reporting (virtio-balloon, `cc-vmm --balloon`) reports free blocks of 2^order
  * pages. Linux 6.1's default, the pageblock order (4 MiB here), leaves freed memory smaller
- * than that in the VM; order 5 (128 KiB) gave back all of a large free (docs/vmm.md). Order 3
- * (32 KiB): once cc-reclaim.service has dropped the boot caches, what they held is free in
- * blocks of 16-64 KiB, 2.2 MB of them per idle pod at order 3-4 (docs/benchmarks.md). The
- * boot parameter is overwritten when the driver registers, so it is set here, once the
- * built-in driver is up. Without the balloon there is no such file.
+ * than that in the VM; order 5 (128 KiB) gave back all of a large free (docs/vmm.md). Order 1
+ * (8 KiB): once cc-reclaim.service has dropped the boot caches, what they held is free in
+ * small blocks, 4 MB of them per idle pod in blocks of 8-64 KiB (docs/benchmarks.md). Guest
+ * RAM is never on huge pages (cc-vmm --hugepages off), so small discards split nothing on the
+ * host. The boot parameter is overwritten when the driver registers, so it is set here, once
+ * the built-in driver is up. Without the balloon there is no such file.
  */
 #define INIT_PAGE_REPORTING_ORDER_PATH "/sys/module/page_reporting/parameters/page_reporting_order"
-#define INIT_PAGE_REPORTING_ORDER      "3"
+#define INIT_PAGE_REPORTING_ORDER      "1"
 
 static void init_tune_page_reporting(void)
 {
