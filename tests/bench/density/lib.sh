@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: Apache-2.0
+# Shell helpers of the density benchmarks (run, breakdown), sourced by both.
+# shellcheck shell=bash
+
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) exit
+		if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
+# alive PID: the process exists and is not a zombie (kill -0 succeeds on an unwaited child)
+alive() {
+	local st
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	st=${st##*) }
+	[[ "${st:0:1}" != Z ]]
+}
+mb() { awk -v k="$1" 'BEGIN { printf "%.1f\n", k / 1024 }'; }
+memavail_kb() { awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo; }
+
+# smaps_split PID MEM_MIB: "cat rss pss anon" lines (kB) for the categories
+#   ram vmlinux image bin heap other total
+# of the process's mappings (see the header). total is from smaps_rollup.
+smaps_split() {
+	# Guest RAM is every anonymous mapping in the address-contiguous run of mappings that holds
+	# the big one: cc-vmm maps the vmlinux file over guest RAM (MAP_FIXED), which splits it
+	# into anonymous pieces around the kernel's segments (below 16 MiB, between segments).
+	awk -v big=$(($2 * 1024 / 2)) '
+		/^[0-9a-f]+-[0-9a-f]+ / {
+			n++
+			split($1, ad, "-"); s[n] = ad[1]; e[n] = ad[2]
+			path = $6; perms[n] = $2
+			if (path ~ /vmlinux$/) cat[n] = "vmlinux"
+			else if (path ~ /(guest\.img|rootfs\.img)$/) cat[n] = "image"
+			else if (path ~ /^\//) cat[n] = "bin"
+			else if (path == "[heap]") cat[n] = "heap"
+			else cat[n] = "anon"
+			next
+		}
+		$1 == "Size:" { size[n] = $2; next }
+		$1 == "Rss:" { r[n] = $2; next }
+		$1 == "Pss:" { p[n] = $2; next }
+		$1 == "Anonymous:" { a[n] = $2; next }
+		function inram(i) { return cat[i] == "anon" || cat[i] == "vmlinux" }
+		END {
+			for (i = 1; i <= n; i++)
+				if (cat[i] == "anon" && size[i] >= big && perms[i] ~ /^rw/) b = i
+			if (b) {
+				cat[b] = "ram"
+				for (i = b - 1; i >= 1 && e[i] == s[i + 1] && inram(i); i--)
+					if (cat[i] == "anon") cat[i] = "ram"
+				for (i = b + 1; i <= n && s[i] == e[i - 1] && inram(i); i++)
+					if (cat[i] == "anon") cat[i] = "ram"
+			}
+			for (i = 1; i <= n; i++) {
+				k = cat[i] == "anon" ? "other" : cat[i]
+				rss[k] += r[i]; pss[k] += p[i]; anon[k] += a[i]
+			}
+			k = split("ram vmlinux image bin heap other", c, " ")
+			for (i = 1; i <= k; i++) printf "%s %d %d %d\n", c[i], rss[c[i]], pss[c[i]], anon[c[i]]
+		}' "/proc/$1/smaps" || return 1
+	awk '$1 == "Rss:" { r = $2 } $1 == "Pss:" { p = $2 } $1 == "Anonymous:" { a = $2 }
+		END { printf "total %d %d %d\n", r, p, a }' "/proc/$1/smaps_rollup"
+}
+
