@@ -17,7 +17,7 @@
 #include "vtest.h"
 
 #define BASE 0xd0000000ull
-#define NUM  64
+#define NUM  16 /* the device's queue_max */
 
 static struct vtest_guest g;
 static struct vtest_irq irq;

@@ -18,7 +18,7 @@
 /* Config space layout (virtio 1.x, 5.3.4); all zero without F_SIZE and MULTIPORT. */
 #define VCON_CONFIG_SIZE 12
 /* Transmit chains handled per event-loop turn before yielding to other sources. */
-#define VCON_TX_BUDGET 32
+#define VCON_TX_BUDGET 8
 
 struct vcon {
 	struct vdev dev; /* first: ops get &dev */
