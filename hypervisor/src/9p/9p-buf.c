@@ -52,8 +52,9 @@ size_t p9_buf_trim(struct p9_buf *b, size_t keep)
 
 void p9_buf_free(struct p9_buf *b)
 {
-	if (b && b->p)
+	if (!b)
+		return;
+	if (b->p)
 		(void) munmap(b->p, b->size);
-	if (b)
-		*b = (struct p9_buf){0};
+	*b = (struct p9_buf){0};
 }

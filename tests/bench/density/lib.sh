@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-# Shell helpers of the density benchmarks (run, breakdown), sourced by both.
-# shellcheck shell=bash
+# Shell helpers of the density benchmarks (run, breakdown), sourced by both; they set me, root
+# and here.
+# shellcheck shell=bash disable=SC2154
 
 median() {
 	sort -g | awk '{ v[NR] = $1 } END {
@@ -63,3 +64,35 @@ smaps_split() {
 		END { printf "total %d %d %d\n", r, p, a }' "/proc/$1/smaps_rollup"
 }
 
+
+# launch_in_testhost TIMEOUT_S OPTION...: checks the build, then runs the calling script ($0)
+# with --in-host BUILD BUILD/bench OPTION... in one boot of the KVM test host
+# (ci/kvm-host-run), CC_TESTHOST_TIMEOUT defaulting to TIMEOUT_S, and exits with its status
+# (1 when the test host itself failed).
+launch_in_testhost() {
+	local timeout=$1 build f rc=0 share=()
+	shift
+	build=${CC_BUILD_DIR:-$root/build}
+	for f in "$build/guest/vmlinux" "$build/guest/rootfs.img" "$build/bin/cc-stage0" \
+		"$build/stage1-clear-containers.aci" "$build/apps/cc-test-app.aci"; do
+		[[ -s "$f" ]] || {
+			echo "$me: $f is missing (build the tree, guest-image/build-all $build and" \
+				"cmake --build $build --target stage1-aci)" >&2
+			exit 1
+		}
+	done
+	build=$(cd "$build" && pwd -P)
+	case "$build" in
+	"$root"/*) ;;
+	*) share=(--share "$build") ;;
+	esac
+	mkdir -p "$build/bench"
+	export CC_TESTHOST_TIMEOUT=${CC_TESTHOST_TIMEOUT:-$timeout}
+	"$root/ci/kvm-host-run" "${share[@]}" -- "$here/$(basename "$0")" --in-host "$build" \
+		"$build/bench" "$@" || rc=$?
+	if ((rc == 125)); then
+		echo "$me: the test host itself failed" >&2
+		exit 1
+	fi
+	exit $rc
+}
