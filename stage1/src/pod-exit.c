@@ -42,8 +42,32 @@ static void describe_vmm(int st, char *buf, size_t len)
 		(void) snprintf(buf, len, "cc-vmm exit %d", WEXITSTATUS(st));
 }
 
+/* The signals that mean cc-vmm crashed rather than was stopped, with what they say. */
+static const char *crash_signal_describe(int sig)
+{
+	switch (sig) {
+	case SIGSYS:
+		return "SIGSYS: a system call its seccomp filter does not allow";
+	case SIGSEGV:
+		return "SIGSEGV";
+	case SIGBUS:
+		return "SIGBUS";
+	case SIGILL:
+		return "SIGILL";
+	case SIGFPE:
+		return "SIGFPE";
+	case SIGABRT:
+		return "SIGABRT: a failed assertion";
+	case SIGTRAP:
+		return "SIGTRAP";
+	default:
+		return NULL;
+	}
+}
+
 void pod_exit_decide(int vmm_status, int pod_exit_code, struct pod_exit *ret)
 {
+	const char *crash;
 	char what[64];
 	int sig = 0;
 
@@ -65,6 +89,12 @@ void pod_exit_decide(int vmm_status, int pod_exit_code, struct pod_exit *ret)
 	if (sig > 0 && sig < 128) {
 		ret->code = 128 + sig;
 		ret->fill_status = 128 + sig;
+		/* A stop's SIGTERM or SIGKILL needs no words; a crash does. */
+		crash = WIFSIGNALED(vmm_status) ? crash_signal_describe(sig) : NULL;
+		if (crash) {
+			ret->report = true;
+			(void) snprintf(ret->msg, sizeof(ret->msg), "cc-vmm crashed (%s)", crash);
+		}
 		return;
 	}
 	ret->code = POD_EXIT_NO_STATUS;

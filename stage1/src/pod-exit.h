@@ -9,7 +9,9 @@
  *   cc-pod-exit holds 0..255                 -> that code, whatever the VMM did afterwards
  *                                               (a non-zero VMM outcome is reported as a
  *                                               warning); status files untouched
- *   VMM killed by signal S                   -> 128+S; apps without a status file get 128+S
+ *   VMM killed by signal S                   -> 128+S; apps without a status file get 128+S;
+ *                                               a crash signal (SIGSYS, SIGSEGV, SIGBUS, SIGILL,
+ *                                               SIGFPE, SIGABRT, SIGTRAP) is reported too
  *   VMM exit 128+S, S = SIGTERM or SIGINT     -> 128+S, same as killed by S (cc-vmm turns
  *     (a forwarded or direct stop signal)       those signals into a clean stop and that exit)
  *   anything else (VMM exit 0..127 or another -> 1 with "the VM ended without a pod exit

@@ -58,6 +58,12 @@ START_TEST(test_decision_table)
 		/* stop --force / kill -9: 137, statuses filled. */
 		{SIGNALED(SIGKILL), -1, 137, 137, false, false, NULL},
 		{SIGNALED(SIGTERM), -1, 143, 143, false, false, NULL},
+		/* A crash: the same codes, and a line that says so. */
+		{SIGNALED(SIGSYS), -1, 128 + SIGSYS, 128 + SIGSYS, true, false,
+		 "cc-vmm crashed (SIGSYS: a system call its seccomp filter does not allow)"},
+		{SIGNALED(SIGSEGV), -1, 139, 139, true, false, "cc-vmm crashed (SIGSEGV)"},
+		{SIGNALED(SIGABRT), -2, 134, 134, true, false,
+		 "cc-vmm crashed (SIGABRT: a failed assertion)"},
 		/* cc-vmm's clean stop on a (forwarded) SIGTERM or SIGINT. */
 		{EXITED(143), -1, 143, 143, false, false, NULL},
 		{EXITED(130), -1, 130, 130, false, false, NULL},
