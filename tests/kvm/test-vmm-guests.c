@@ -86,11 +86,11 @@ START_TEST(test_e820_high_ram_and_pmem)
 	fclose(f);
 	RUN(&res, "--kernel", (char *) vmm_guest("boot-check"), "--mem", "3200", "--pmem", img);
 	assert_clean_exit(&res);
-	/* RAM below the 3 GiB hole, the rest at 4 GiB, pmem 128 MiB-aligned above, its size
-	 * rounded up to 128 MiB */
+	/* RAM below the 3 GiB hole, the rest at 4 GiB, pmem 128 MiB-aligned above, its 3 MiB
+	 * rounded up to 4 MiB (2 MiB subsections) */
 	ck_assert_ptr_nonnull(strstr(res.out, "e820=0000000000100000 00000000bff00000 01\n"));
 	ck_assert_ptr_nonnull(strstr(res.out, "e820=0000000100000000 0000000008000000 01\n"));
-	ck_assert_msg(strstr(res.out, "e820=0000000108000000 0000000008000000 0c\n"), "%s",
+	ck_assert_msg(strstr(res.out, "e820=0000000108000000 0000000000400000 0c\n"), "%s",
 		      res.out);
 	cctest_rm_rf(dir);
 	free(dir);
@@ -115,8 +115,8 @@ static void pmem_run(const char *mode, long long want_after, long long want_tail
 	ck_assert_int_eq(vmm_kv(res.out, "pmem_base"), 0x100000000ll);
 	ck_assert_int_eq(vmm_kv(res.out, "pmem_before"), 0x4d454d50); /* "PMEM" */
 	ck_assert_int_eq(vmm_kv(res.out, "pmem_after"), want_after);
-	/* The region is 128 MiB; past the 1 MiB image it is anonymous memory: zeros, no fault. */
-	ck_assert_int_eq(vmm_kv(res.out, "pmem_size"), 0x8000000ll);
+	/* The region is 2 MiB; past the 1 MiB image it is anonymous memory: zeros, no fault. */
+	ck_assert_int_eq(vmm_kv(res.out, "pmem_size"), 0x200000ll);
 	ck_assert_int_eq(vmm_kv(res.out, "pmem_tail_before"), 0);
 	ck_assert_int_eq(vmm_kv(res.out, "pmem_tail_after"), want_tail_after);
 	/* guest writes never reach the image */

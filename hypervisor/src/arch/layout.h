@@ -5,7 +5,9 @@
  * Guest physical memory map (x86_64). Everything below 1 MiB is boot data written by the VMM;
  * the kernel goes at 1 MiB or above. RAM stops at 3 GiB and continues at 4 GiB, leaving a
  * 1 GiB MMIO hole for the virtio-mmio windows, the IOAPIC and the local APICs. The pmem image
- * goes above all RAM, 128 MiB aligned (DAX wants 2 MiB; 128 MiB is the memory section size).
+ * goes above all RAM: it starts on a 128 MiB boundary (a memory section) and ends on a 2 MiB
+ * one (a subsection, the granule of memremap_pages() and DAX), so that the guest's struct pages
+ * for it (64 bytes per 4 KiB page, in guest RAM) cover the image and no padding.
  *
  *   0x00000500  GDT (null, null, code64 0x10, data 0x18, TSS 0x20)
  *   0x00000600  64-bit TSS (TR)
@@ -42,7 +44,8 @@
 #define LAYOUT_LAPIC_GPA	0xfee00000ull
 #define LAYOUT_KVM_IDMAP_GPA	0xfeffc000ull /* KVM_SET_IDENTITY_MAP_ADDR, one page */
 #define LAYOUT_KVM_TSS_GPA	0xfeffd000ull /* KVM_SET_TSS_ADDR, three pages */
-#define LAYOUT_PMEM_ALIGN	0x8000000ull
+#define LAYOUT_PMEM_ALIGN	0x8000000ull  /* where the pmem region starts */
+#define LAYOUT_PMEM_SIZE_ALIGN	0x200000ull   /* what its size is rounded up to */
 
 /* Boot selectors (Linux's __BOOT_CS / __BOOT_DS) and the TSS selector. */
 #define LAYOUT_SEL_CS64 0x10

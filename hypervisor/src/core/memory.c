@@ -187,11 +187,10 @@ int vm_pmem_setup(struct vm *vm, struct vm_error *reterr)
 		return vm_error_set(reterr, VMM_EXIT_BAD_IMAGE, 0,
 				    "pmem image '%s' is not a non-empty regular file", path);
 	file_map = ALIGN_UP((uint64_t) st.st_size, PAGE_SIZE);
-	vm->pmem_size = ALIGN_UP((uint64_t) st.st_size, LAYOUT_PMEM_ALIGN);
+	vm->pmem_size = ALIGN_UP((uint64_t) st.st_size, LAYOUT_PMEM_SIZE_ALIGN);
 	ram_top = vm->high_size ? LAYOUT_4G + vm->high_size : LAYOUT_4G;
 	vm->pmem_gpa = ALIGN_UP(ram_top, LAYOUT_PMEM_ALIGN);
-	/* Anonymous for the tail up to the 128 MiB boundary (a whole memory section, which is
-	 * what DAX and memremap_pages() are happiest with), the file (private: writes never
+	/* Anonymous for the tail up to the next 2 MiB boundary, the file (private: writes never
 	 * reach it) over the rest. */
 	p = mmap(NULL, vm->pmem_size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
