@@ -4,9 +4,11 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cc/fileio.h"
 #include "cctest.h"
 
 const char *cctest_source_dir(void)
@@ -30,6 +32,38 @@ char *cctest_mkdtemp(void)
 	p = strdup(p);
 	ck_assert_ptr_nonnull(p);
 	return p;
+}
+
+void cctest_mkdir_at(const char *dir, const char *rel)
+{
+	char p[1024];
+
+	ck_assert_int_lt(snprintf(p, sizeof(p), "%s/%s", dir, rel), (int) sizeof(p));
+	ck_assert_msg(mkdir(p, 0755) == 0, "cannot create %s", p);
+}
+
+void cctest_write_at(const char *dir, const char *rel, const char *s)
+{
+	char p[1024];
+	FILE *f;
+
+	ck_assert_int_lt(snprintf(p, sizeof(p), "%s/%s", dir, rel), (int) sizeof(p));
+	f = fopen(p, "we");
+	ck_assert_msg(f, "cannot create %s", p);
+	ck_assert_int_ge(fputs(s, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+const char *cctest_read_at(const char *dir, const char *rel)
+{
+	static char *last;
+	char p[1024];
+
+	free(last);
+	last = NULL;
+	ck_assert_int_lt(snprintf(p, sizeof(p), "%s/%s", dir, rel), (int) sizeof(p));
+	ck_assert_msg(read_full_file(p, 1 << 20, &last, NULL) >= 0, "cannot read %s", p);
+	return last;
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -26,6 +26,13 @@ const char *cctest_build_dir(void);
 /* A fresh temporary directory, removed with cctest_rm_rf(). Returns a static buffer copy. */
 char *cctest_mkdtemp(void);
 int cctest_rm_rf(const char *path);
+/* Create the directory dir/rel (0755); fails the test on error. */
+void cctest_mkdir_at(const char *dir, const char *rel);
+/* Write s to dir/rel (created or truncated); fails the test on error. */
+void cctest_write_at(const char *dir, const char *rel, const char *s);
+/* The contents of dir/rel (up to 1 MiB); fails the test on error. The buffer is the helper's
+ * and stays valid until the next call. */
+const char *cctest_read_at(const char *dir, const char *rel);
 
 /*
  * For suites that need root and new namespaces (CLONE_NEW* flags): exits 77 (skipped), with

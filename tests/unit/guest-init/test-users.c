@@ -2,12 +2,8 @@
 /* cc-init appends the pod layer's users and groups to the guest's database (init/users.c). */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 
-#include "cc/cleanup.h"
-#include "cc/fileio.h"
 #include "cctest.h"
 #include "users.h"
 
@@ -15,35 +11,18 @@ static char *root;
 
 static void put(const char *rel, const char *s)
 {
-	char p[1024];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	f = fopen(p, "we");
-	ck_assert_ptr_nonnull(f);
-	fputs(s, f);
-	fclose(f);
+	cctest_write_at(root, rel, s);
 }
 
-static char *get(const char *rel)
+static const char *get(const char *rel)
 {
-	static char *last;
-	char p[1024];
-
-	free(last);
-	last = NULL;
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	ck_assert_int_ge(read_full_file(p, 1 << 20, &last, NULL), 0);
-	return last;
+	return cctest_read_at(root, rel);
 }
 
 static void setup(void)
 {
-	char p[1024];
-
 	root = cctest_mkdtemp();
-	snprintf(p, sizeof(p), "%s/etc", root);
-	ck_assert_int_eq(mkdir(p, 0755), 0);
+	cctest_mkdir_at(root, "etc");
 }
 
 static void teardown(void)
@@ -53,10 +32,7 @@ static void teardown(void)
 
 START_TEST(test_users_appended)
 {
-	char p[1024];
-
-	snprintf(p, sizeof(p), "%s/etc/cc", root);
-	ck_assert_int_eq(mkdir(p, 0755), 0);
+	cctest_mkdir_at(root, "etc/cc");
 	put("etc/passwd", "root:x:0:0:root:/root:/bin/bash\n");
 	put("etc/group", "root:x:0:\n");
 	put("etc/cc/passwd", "web:x:1000:50:rkt app web:/srv:/bin/sh\n");
@@ -79,10 +55,7 @@ END_TEST
 
 START_TEST(test_users_malformed_list)
 {
-	char p[1024];
-
-	snprintf(p, sizeof(p), "%s/etc/cc", root);
-	ck_assert_int_eq(mkdir(p, 0755), 0);
+	cctest_mkdir_at(root, "etc/cc");
 	put("etc/passwd", "root:x:0:0::/:/bin/sh\n");
 	/* A list that does not end with a newline would glue its last entry to the next. */
 	put("etc/cc/passwd", "web:x:1000:50::/:/bin/sh");
@@ -93,10 +66,7 @@ END_TEST
 
 START_TEST(test_users_missing_database)
 {
-	char p[1024];
-
-	snprintf(p, sizeof(p), "%s/etc/cc", root);
-	ck_assert_int_eq(mkdir(p, 0755), 0);
+	cctest_mkdir_at(root, "etc/cc");
 	put("etc/cc/group", "staff:x:50:\n");
 	ASSERT_ERRNO(users_append(root), ENOENT);
 }

@@ -21,3 +21,7 @@ cc_add_check_test(NAME test-guest-cmdline-mount LABEL unit
 cc_add_check_test(NAME test-guest-users LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-users.c
   LIBS ccguestroot)
+# The 9p shares' readahead, set by cc-init through sysfs.
+cc_add_check_test(NAME test-guest-readahead LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-readahead.c
+  LIBS ccguest)
