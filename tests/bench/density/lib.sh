@@ -9,6 +9,12 @@ median() {
 		if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
+# fault_around_set BYTES: the test host's fault_around_bytes (debugfs), a host-wide setting
+fault_around_set() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug || return 1
+	echo "$1" >/sys/kernel/debug/fault_around_bytes || return 1
+	echo "$me: the test host's fault_around_bytes: $(cat /sys/kernel/debug/fault_around_bytes)" >&2
+}
 # alive PID: the process exists and is not a zombie (kill -0 succeeds on an unwaited child)
 alive() {
 	local st
