@@ -9,6 +9,15 @@ median() {
 		if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
+# fault_around_arg BYTES: BYTES when it is a --fault-around value (4096 to 9999999), else a
+# message and exit 2
+fault_around_arg() {
+	[[ "$1" =~ ^[0-9]{4,7}$ ]] || {
+		echo "$me: --fault-around needs a number of bytes (4096 to 9999999)" >&2
+		exit 2
+	}
+	echo "$1"
+}
 # fault_around_set BYTES: the test host's fault_around_bytes (debugfs), a host-wide setting
 fault_around_set() {
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug || return 1
