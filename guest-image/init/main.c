@@ -57,14 +57,19 @@ static void init_tune_page_reporting(void)
 /*
  * The 9p shares' readahead. v9fs sets a share's readahead window to its msize (500 KiB for
  * the cc.mount shares), and with cache=mmap every page fault on a mapped file (an app's
- * executable and libraries, the journal journald maps) read that much around the fault into
- * the guest's page cache: an idle pod's journal file held 496 KiB of guest RAM, 256 KiB with
- * this (docs/benchmarks.md). 64 KiB is the kernel's fault-around size.
+ * executable and libraries, the journal journald maps) reads that much around the fault into
+ * the guest's page cache, where the kernel's fault-around then maps it into the process, so
+ * that dropping caches cannot take it back. What one idle pod held (docs/benchmarks.md, "Pod
+ * density"), test app binary and journal file, in 4 KiB pages:
+ *   64 KiB 202 and 64; 16 KiB 120 and 48; none 73 and 41 (the journal 124 with the msize).
+ * 16 KiB keeps most of the saving while a fault still fetches four pages in one round trip
+ * to the host: an app that touches its binary densely starts with a quarter of the faults
+ * that no readahead would cost it.
  * read() and write() on a cache=mmap share go to the host directly and do not read ahead;
  * the read-only pod layer (cache=loose) holds small files.
  */
 #define INIT_BDI_DIR	      "/sys/class/bdi"
-#define INIT_9P_READAHEAD_KIB 64
+#define INIT_9P_READAHEAD_KIB 16
 
 static void init_tune_9p_readahead(void)
 {
