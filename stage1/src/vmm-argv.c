@@ -82,6 +82,12 @@ static void add(struct argv_builder *b, const char *fmt, ...)
 	"sysctl.vm.percpu_pagelist_high_fraction=" GUEST_PCP_HIGH_FRACTION " slub_sysfs=off"
 #define GUEST_ROOT_FLAGS "dax,inode_readahead_blks=0"
 
+/*
+ * reboot=k panic=-1: the guest ends its VM by resetting through the keyboard controller, and a
+ * kernel panic (also PID 1 exiting, e.g. cc-init failing to assemble the root) does so at once:
+ * the VMM exits, and run reports the VM ended without a pod exit status. Without panic=, a
+ * panicked guest spins on its vCPU for ever and the pod never ends.
+ */
 static int cmdline_build(const struct vmm_config *c, char **ret)
 {
 	int r;
@@ -90,7 +96,7 @@ static int cmdline_build(const struct vmm_config *c, char **ret)
 		     "console=hvc0 root=/dev/pmem0 rootflags=" GUEST_ROOT_FLAGS
 		     " ro init=/sbin/cc-init cc.pod=cc-layer "
 		     "cc.mount=cc-stage2:/opt/stage2 cc.mount=cc-rkt:/rkt "
-		     "cc.mount=cc-journal:/var/log/journal reboot=k "
+		     "cc.mount=cc-journal:/var/log/journal reboot=k panic=-1 "
 		     "rootwait " GUEST_DENSITY_PARAMS " systemd.machine_id=%s %s%s%s",
 		     c->machine_id,
 		     c->debug ? "debug systemd.log_level=debug"

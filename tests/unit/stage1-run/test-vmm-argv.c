@@ -66,7 +66,7 @@ START_TEST(test_quiet)
 		"console=hvc0 root=/dev/pmem0 rootflags=dax,inode_readahead_blks=0 ro "
 		"init=/sbin/cc-init cc.pod=cc-layer "
 		"cc.mount=cc-stage2:/opt/stage2 cc.mount=cc-rkt:/rkt "
-		"cc.mount=cc-journal:/var/log/journal reboot=k rootwait "
+		"cc.mount=cc-journal:/var/log/journal reboot=k panic=-1 rootwait "
 		"cgroup.memory=nokmem noreplace-smp "
 		"sysctl.vm.percpu_pagelist_high_fraction=1000000 slub_sysfs=off "
 		"systemd.machine_id=" MID " quiet loglevel=1 systemd.show_status=false "
