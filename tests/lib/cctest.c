@@ -34,11 +34,17 @@ char *cctest_mkdtemp(void)
 	return p;
 }
 
+/* dir/rel into p (1024 bytes); fails the test when it does not fit. */
+static void path_at(char p[static 1024], const char *dir, const char *rel)
+{
+	ck_assert_int_lt(snprintf(p, 1024, "%s/%s", dir, rel), 1024);
+}
+
 void cctest_mkdir_at(const char *dir, const char *rel)
 {
 	char p[1024];
 
-	ck_assert_int_lt(snprintf(p, sizeof(p), "%s/%s", dir, rel), (int) sizeof(p));
+	path_at(p, dir, rel);
 	ck_assert_msg(mkdir(p, 0755) == 0, "cannot create %s", p);
 }
 
@@ -47,7 +53,7 @@ void cctest_write_at(const char *dir, const char *rel, const char *s)
 	char p[1024];
 	FILE *f;
 
-	ck_assert_int_lt(snprintf(p, sizeof(p), "%s/%s", dir, rel), (int) sizeof(p));
+	path_at(p, dir, rel);
 	f = fopen(p, "we");
 	ck_assert_msg(f, "cannot create %s", p);
 	ck_assert_int_ge(fputs(s, f), 0);
@@ -61,7 +67,7 @@ const char *cctest_read_at(const char *dir, const char *rel)
 
 	free(last);
 	last = NULL;
-	ck_assert_int_lt(snprintf(p, sizeof(p), "%s/%s", dir, rel), (int) sizeof(p));
+	path_at(p, dir, rel);
 	ck_assert_msg(read_full_file(p, 1 << 20, &last, NULL) >= 0, "cannot read %s", p);
 	return last;
 }
