@@ -87,6 +87,9 @@ static void add(struct argv_builder *b, const char *fmt, ...)
  * kernel panic (also PID 1 exiting, e.g. cc-init failing to assemble the root) does so at once:
  * the VMM exits, and run reports the VM ended without a pod exit status. Without panic=, a
  * panicked guest spins on its vCPU for ever and the pod never ends.
+ * systemd.crash_reboot=1: the same for a crash of systemd itself (PID 1 catching SIGSEGV,
+ * SIGABRT, ...), which otherwise freezes PID 1 and leaves the pod up, its apps unsupervised;
+ * systemd reboots 10 s after the crash.
  */
 static int cmdline_build(const struct vmm_config *c, char **ret)
 {
@@ -97,7 +100,8 @@ static int cmdline_build(const struct vmm_config *c, char **ret)
 		     " ro init=/sbin/cc-init cc.pod=cc-layer "
 		     "cc.mount=cc-stage2:/opt/stage2 cc.mount=cc-rkt:/rkt "
 		     "cc.mount=cc-journal:/var/log/journal reboot=k panic=-1 "
-		     "rootwait " GUEST_DENSITY_PARAMS " systemd.machine_id=%s %s%s%s",
+		     "systemd.crash_reboot=1 rootwait " GUEST_DENSITY_PARAMS
+		     " systemd.machine_id=%s %s%s%s",
 		     c->machine_id,
 		     c->debug ? "debug systemd.log_level=debug"
 			      : "quiet loglevel=1 systemd.show_status=false "

@@ -19,6 +19,7 @@
  *   stdin                                      read one line: "stdin tty=0|1 line=LINE"
  *                                              ("stdin tty=0|1 eof" at end of input)
  *   syscall=NAME                               call uname, getppid, sync or umask: ok or errno
+ *   kill=PID:SIG                               send signal number SIG to PID: ok or errno
  *   serve=PORT[:N]  connect=IP:PORT            TCP server and client (cc-testapp-tcp.c)
  *   mds=PATH  mds-serve=PORT:TOKEN:N           metadata service client and stand-in (same)
  *   recv=PORT  send=IP:PORT:MB                 bulk TCP transfer, timed (cc-testapp-bulk.c)
@@ -220,6 +221,26 @@ static void step_syscall(const char *name)
 		testapp_say("syscall %s ok", name);
 }
 
+static void step_kill(const char *arg)
+{
+	char *end;
+	long pid = strtol(arg, &end, 10), sig;
+
+	if (*end != ':' || pid <= 0) {
+		testapp_say("kill %s bad argument", arg);
+		return;
+	}
+	sig = strtol(end + 1, &end, 10);
+	if (*end || sig <= 0 || sig >= NSIG) {
+		testapp_say("kill %s bad argument", arg);
+		return;
+	}
+	if (kill((pid_t) pid, (int) sig) < 0)
+		testapp_say("kill %s errno=%s", arg, testapp_errno_name(errno));
+	else
+		testapp_say("kill %s ok", arg);
+}
+
 static void step_sleep(const char *arg)
 {
 	struct timespec ts = {.tv_sec = strtol(arg, NULL, 10)};
@@ -288,6 +309,8 @@ static int step(const char *s)
 		step_wait(arg);
 	else if (strncmp(s, "syscall=", 8) == 0)
 		step_syscall(arg);
+	else if (strncmp(s, "kill=", 5) == 0)
+		step_kill(arg);
 	else if (strcmp(s, "stdin") == 0)
 		step_stdin();
 	else if (strncmp(s, "serve=", 6) == 0)
