@@ -250,8 +250,8 @@ static void vvsock_free(struct vdev *dev)
 
 static const struct vdev_ops vvsock_ops = {
 	.device_id = VIRTIO_ID_VSOCK,
-	/* The guest fills the rx queue with 4 KiB buffers: 64 entries are 256 KiB per VM. */
-	.queue_max = 64,
+	/* The guest fills the rx queue with 4 KiB buffers: 16 entries are 64 KiB per VM. */
+	.queue_max = 16,
 	.get_features = vvsock_get_features,
 	.config_read = vvsock_config_read,
 	.config_write = vvsock_config_write,
