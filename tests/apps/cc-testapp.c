@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -226,7 +227,7 @@ static void step_kill(const char *arg)
 	char *end;
 	long pid = strtol(arg, &end, 10), sig;
 
-	if (*end != ':' || pid <= 0) {
+	if (*end != ':' || pid <= 0 || pid > INT_MAX) {
 		testapp_say("kill %s bad argument", arg);
 		return;
 	}
