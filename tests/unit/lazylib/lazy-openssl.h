@@ -3,7 +3,7 @@
 
 /*
  * The few libcrypto functions the lazylib tests call, declared here (the build host needs the
- * library, not its headers), and what they share.
+ * library, not its headers).
  */
 #include <stddef.h>
 
@@ -13,12 +13,3 @@ int BIO_snprintf(char *buf, size_t n, const char *format, ...);
 /* Seven arguments: the last one on the stack. */
 int PKCS5_PBKDF2_HMAC_SHA1(const char *pass, int passlen, const unsigned char *salt, int saltlen,
 			   int iter, int keylen, unsigned char *out);
-
-/*
- * Sanitizer runtimes refuse dlopen(RTLD_DEEPBIND), which a stand-in's first call makes: an
- * instrumented build exits 77 (skipped) with the reason.
- */
-#if defined(__SANITIZE_ADDRESS__)
-#define LAZY_SKIP_REASON \
-	"the sanitizer runtime refuses RTLD_DEEPBIND; the plain unit tier runs this"
-#endif

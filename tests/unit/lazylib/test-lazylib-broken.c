@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cctest.h"
 #include "lazy-openssl.h"
+#include "lazy-test.h"
 
 START_TEST(test_lazylib_missing_real_library_aborts)
 {

@@ -9,25 +9,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cctest.h"
 #include "lazy-openssl.h"
+#include "lazy-test.h"
 
 #define THREADS 8
-
-/* Whether the real library (CC_LAZY_REAL) is mapped in this process. */
-static int real_mapped(void)
-{
-	char line[4096];
-	int found = 0;
-	FILE *maps = fopen("/proc/self/maps", "re");
-
-	ck_assert_ptr_nonnull(maps);
-	while (fgets(line, sizeof(line), maps))
-		if (strstr(line, " " CC_LAZY_REAL "\n"))
-			found = 1;
-	fclose(maps);
-	return found;
-}
 
 /* RFC 6070's first PBKDF2-HMAC-SHA1 vector. */
 static void check_pbkdf2(void)
@@ -45,9 +30,9 @@ static void check_pbkdf2(void)
 
 START_TEST(test_lazylib_loads_on_first_call)
 {
-	ck_assert_int_eq(real_mapped(), 0);
+	ck_assert_int_eq(lazy_real_mapped(), 0);
 	ck_assert_uint_ge(OpenSSL_version_num(), 0x30000000UL);
-	ck_assert_int_eq(real_mapped(), 1);
+	ck_assert_int_eq(lazy_real_mapped(), 1);
 	ck_assert_uint_ge(OpenSSL_version_num(), 0x30000000UL);
 }
 END_TEST
@@ -57,7 +42,7 @@ START_TEST(test_lazylib_first_call_variadic)
 {
 	char buf[64];
 
-	ck_assert_int_eq(real_mapped(), 0);
+	ck_assert_int_eq(lazy_real_mapped(), 0);
 	ck_assert_int_eq(
 		BIO_snprintf(buf, sizeof(buf), "%d %s %.2f %.1f %ld", 42, "x", 1.25, -2.5, -7L),
 		17);
@@ -68,7 +53,7 @@ END_TEST
 /* The first call has an argument on the stack, and then every register argument too. */
 START_TEST(test_lazylib_first_call_stack_argument)
 {
-	ck_assert_int_eq(real_mapped(), 0);
+	ck_assert_int_eq(lazy_real_mapped(), 0);
 	check_pbkdf2();
 	check_pbkdf2();
 }
@@ -105,7 +90,7 @@ START_TEST(test_lazylib_concurrent_first_calls)
 	for (int i = 0; i < THREADS; i++)
 		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
 	pthread_barrier_destroy(&start);
-	ck_assert_int_eq(real_mapped(), 1);
+	ck_assert_int_eq(lazy_real_mapped(), 1);
 }
 END_TEST
 
