@@ -55,9 +55,5 @@ static Suite *lazylib_broken_suite(void)
 
 int main(void)
 {
-#ifdef LAZY_SKIP_REASON
-	fprintf(stderr, "test-lazylib-broken: skipped: %s\n", LAZY_SKIP_REASON);
-	return 77;
-#endif
-	return cctest_run_suite(lazylib_broken_suite());
+	return lazy_run_suite("test-lazylib-broken", lazylib_broken_suite());
 }

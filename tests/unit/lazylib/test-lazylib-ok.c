@@ -110,9 +110,5 @@ static Suite *lazylib_suite(void)
 
 int main(void)
 {
-#ifdef LAZY_SKIP_REASON
-	fprintf(stderr, "test-lazylib-ok: skipped: %s\n", LAZY_SKIP_REASON);
-	return 77;
-#endif
-	return cctest_run_suite(lazylib_suite());
+	return lazy_run_suite("test-lazylib-ok", lazylib_suite());
 }

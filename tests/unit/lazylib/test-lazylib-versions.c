@@ -55,9 +55,5 @@ static Suite *lazylib_versions_suite(void)
 
 int main(void)
 {
-#ifdef LAZY_SKIP_REASON
-	fprintf(stderr, "test-lazylib-versions: skipped: %s\n", LAZY_SKIP_REASON);
-	return 77;
-#endif
-	return cctest_run_suite(lazylib_versions_suite());
+	return lazy_run_suite("test-lazylib-versions", lazylib_versions_suite());
 }
