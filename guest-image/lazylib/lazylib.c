@@ -8,11 +8,12 @@
  * A stand-in has no way to report an error to its caller (the caller called, say, BIO_new()),
  * so a real library that cannot be loaded, or that lacks a function, ends the process with
  * one line on stderr and abort(): the same outcome as a missing library at start-up, only
- * later. Nothing here relocates at load: a process that never calls the library pays for none
- * of it.
+ * later. Next to nothing here relocates at load: a process that never calls the library pays
+ * two pages of it (its GOT and its data) and a few of its symbol table.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,9 +87,12 @@ static void lazy_load(void)
 
 void *cc_lazy_resolve(unsigned int index)
 {
+	/* The caller's errno is the function's to see or set, not the loader's. */
+	int saved_errno = errno;
 	int err = pthread_once(&lazy_once, lazy_load);
 
 	if (err)
 		lazy_die("pthread_once", NULL, strerror(err));
+	errno = saved_errno;
 	return __atomic_load_n(&cc_lazy_slots[index], __ATOMIC_ACQUIRE);
 }

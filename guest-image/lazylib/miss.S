@@ -58,6 +58,7 @@ cc_lazy_miss:
 	movdqa 176(%rsp), %xmm7
 	leave
 	.cfi_def_cfa %rsp, 8
+	.cfi_restore %rbp
 	jmp *%r11
 	.cfi_endproc
 	.size cc_lazy_miss, .-cc_lazy_miss

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # The lazy stand-in libraries of the guest image (guest-image/lazylib/), built here for the
 # host's libraries (the image's come from the same Debian release): libcrypto's, one whose
-# real library is missing, and liblzma's (older symbol versions); and make-lazylib itself.
+# real library is missing, liblzma's (older symbol versions), and libccprobe's (what a first
+# call carries); and make-lazylib itself.
 set(_cc_lazylib ${CMAKE_SOURCE_DIR}/guest-image/lazylib)
 foreach(_soname libcrypto.so.3 liblzma.so.5)
   string(MAKE_C_IDENTIFIER "CC_HOST_${_soname}" _var)
@@ -12,28 +13,46 @@ foreach(_soname libcrypto.so.3 liblzma.so.5)
   endif()
 endforeach()
 
-# cc_add_lazylib_test(<kind> <library> <where the stand-in loads it from>): a stand-in for
-# <library> in build/lazylib/<kind>/, and test-lazylib-<kind>.c linked against it.
-function(cc_add_lazylib_test KIND LIB REAL)
-  get_filename_component(_name ${LIB} NAME)
-  set(_out ${CMAKE_BINARY_DIR}/lazylib/${KIND}/${_name})
+# cc_add_lazylib_test(<kind> <soname> <library> <where the stand-in loads it from> [<target>]):
+# a stand-in for <library> in build/lazylib/<kind>/, and test-lazylib-<kind>.c linked against
+# it; <target> builds <library>.
+function(cc_add_lazylib_test KIND SONAME LIB REAL)
+  set(_out ${CMAKE_BINARY_DIR}/lazylib/${KIND}/${SONAME})
   add_custom_command(OUTPUT ${_out}
     COMMAND ${_cc_lazylib}/make-lazylib ${LIB} ${REAL} ${_out}
-    DEPENDS ${_cc_lazylib}/make-lazylib ${_cc_lazylib}/lazylib.c ${_cc_lazylib}/miss.S
+    DEPENDS ${_cc_lazylib}/make-lazylib ${_cc_lazylib}/lazylib.c ${_cc_lazylib}/miss.S ${ARGN}
     VERBATIM)
   add_custom_target(lazylib-${KIND} DEPENDS ${_out})
-  # Linked by path: the test needs the stand-in's soname and finds it through its build-tree
-  # RUNPATH.
+  # An imported library, linked by its path: the test needs the stand-in's soname and finds it
+  # through its build-tree RUNPATH.
+  add_library(lazylib-${KIND}-so SHARED IMPORTED)
+  set_target_properties(lazylib-${KIND}-so PROPERTIES IMPORTED_LOCATION ${_out}
+    IMPORTED_SONAME ${SONAME})
   cc_add_check_test(NAME test-lazylib-${KIND} LABEL unit
     SOURCES ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/test-lazylib-${KIND}.c
-    LIBS ${_out})
+    LIBS lazylib-${KIND}-so)
   add_dependencies(test-lazylib-${KIND} lazylib-${KIND})
   target_compile_definitions(test-lazylib-${KIND} PRIVATE CC_LAZY_REAL="${REAL}")
 endfunction()
 
-cc_add_lazylib_test(ok ${CC_HOST_libcrypto_so_3} ${CC_HOST_libcrypto_so_3})
-cc_add_lazylib_test(broken ${CC_HOST_libcrypto_so_3} /nonexistent/cc-lazy/libcrypto.so.3)
-cc_add_lazylib_test(versions ${CC_HOST_liblzma_so_5} ${CC_HOST_liblzma_so_5})
+cc_add_lazylib_test(ok libcrypto.so.3 ${CC_HOST_libcrypto_so_3} ${CC_HOST_libcrypto_so_3})
+cc_add_lazylib_test(broken libcrypto.so.3 ${CC_HOST_libcrypto_so_3}
+  /nonexistent/cc-lazy/libcrypto.so.3)
+cc_add_lazylib_test(versions liblzma.so.5 ${CC_HOST_liblzma_so_5} ${CC_HOST_liblzma_so_5})
+
+# libccprobe, whose functions report what they received (registers, stack, errno, versions),
+# never instrumented: a sanitizer runtime would be one more library for the stand-in to stand
+# in for (the test is skipped in those builds anyway).
+add_library(ccprobe SHARED ${CMAKE_CURRENT_LIST_DIR}/probe.c)
+set_target_properties(ccprobe PROPERTIES SOVERSION 1
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lazylib/probe-real)
+target_compile_options(ccprobe PRIVATE -fno-sanitize=all)
+target_link_options(ccprobe PRIVATE -fno-sanitize=all
+  -Wl,--version-script=${CMAKE_CURRENT_LIST_DIR}/probe.map)
+set_property(TARGET ccprobe APPEND PROPERTY LINK_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/probe.map)
+set(_cc_probe ${CMAKE_BINARY_DIR}/lazylib/probe-real/libccprobe.so.1)
+cc_add_lazylib_test(probe libccprobe.so.1 ${_cc_probe} ${_cc_probe} ccprobe)
+target_include_directories(test-lazylib-probe PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 
 # make-lazylib itself: --for, and what it refuses.
 add_test(NAME test-make-lazylib
