@@ -55,5 +55,5 @@ static Suite *lazylib_broken_suite(void)
 
 int main(void)
 {
-	return lazy_run_suite("test-lazylib-broken", lazylib_broken_suite);
+	return cctest_run_suite(lazylib_broken_suite());
 }

@@ -110,5 +110,5 @@ static Suite *lazylib_suite(void)
 
 int main(void)
 {
-	return lazy_run_suite("test-lazylib-ok", lazylib_suite);
+	return cctest_run_suite(lazylib_suite());
 }

@@ -95,5 +95,5 @@ static Suite *lazylib_probe_suite(void)
 
 int main(void)
 {
-	return lazy_run_suite("test-lazylib-probe", lazylib_probe_suite);
+	return cctest_run_suite(lazylib_probe_suite());
 }

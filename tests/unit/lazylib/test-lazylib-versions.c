@@ -55,5 +55,5 @@ static Suite *lazylib_versions_suite(void)
 
 int main(void)
 {
-	return lazy_run_suite("test-lazylib-versions", lazylib_versions_suite);
+	return cctest_run_suite(lazylib_versions_suite());
 }
