@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: Apache-2.0
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The run-time half of a lazy stand-in library (make-lazylib writes the other half: a stub
  * per exported function, the slots they jump through and the table of names). The first call
