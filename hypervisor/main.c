@@ -30,6 +30,7 @@ enum {
 	ARG_BLK,
 	ARG_RNG,
 	ARG_BALLOON,
+	ARG_ZERO_SWEEP,
 	ARG_NO_SANDBOX,
 	ARG_SECCOMP,
 	ARG_CHROOT,
@@ -70,6 +71,9 @@ static void help(void)
 	       "      --rng                virtio-rng fed by getrandom()\n"
 	       "      --balloon            virtio-balloon with free page reporting: pages the\n"
 	       "                           guest frees go back to the host\n"
+	       "      --zero-sweep[=MS]    give back the guest RAM pages the guest left all zero,\n"
+	       "                           2 s after the start, then at doubling intervals up to\n"
+	       "                           10 min (or every MS ms); the vCPUs pause meanwhile\n"
 	       "      --no-sandbox         debugging: keep fds, capabilities, no seccomp filters\n"
 	       "      --seccomp kill|log   a syscall outside the filters kills the VMM (default)\n"
 	       "                           or is only logged by the kernel\n"
@@ -142,6 +146,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"blk", required_argument, NULL, ARG_BLK},
 		{"rng", no_argument, NULL, ARG_RNG},
 		{"balloon", no_argument, NULL, ARG_BALLOON},
+		{"zero-sweep", optional_argument, NULL, ARG_ZERO_SWEEP},
 		{"no-sandbox", no_argument, NULL, ARG_NO_SANDBOX},
 		{"seccomp", required_argument, NULL, ARG_SECCOMP},
 		{"chroot", required_argument, NULL, ARG_CHROOT},
@@ -223,6 +228,17 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case ARG_BALLOON:
 			a->cfg.balloon = true;
+			break;
+		case ARG_ZERO_SWEEP:
+			a->cfg.zero_sweep = true;
+			a->cfg.zero_sweep_ms = 0;
+			if (optarg) {
+				if (parse_u64(optarg, VM_ZERO_SWEEP_MAX_MS, &v) < 0 || v < 1)
+					return log_error_errno(
+						EINVAL, "--zero-sweep: expected 1-%u ms, got '%s'",
+						VM_ZERO_SWEEP_MAX_MS, optarg);
+				a->cfg.zero_sweep_ms = (unsigned) v;
+			}
 			break;
 		case ARG_NO_SANDBOX:
 			a->cfg.sandbox = false;

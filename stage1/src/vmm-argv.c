@@ -144,6 +144,9 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 	add(&b, "--rng");
 	/* Free page reporting: memory the guest frees goes back to the host (docs/devices.md). */
 	add(&b, "--balloon");
+	/* Pages the guest keeps but left all zero (hash tables, stacks) go back too (docs/vmm.md,
+	 * "The zero sweep"). */
+	add(&b, "--zero-sweep");
 	/* Guest RAM and the kernel's written pages may be merged by KSM, as QEMU's mem-merge
 	 * default has it; inert unless the host runs ksmd (/sys/kernel/mm/ksm/run). */
 	add(&b, "--ksm");

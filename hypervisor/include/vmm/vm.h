@@ -15,10 +15,12 @@
 
 #include "vmm/exit.h"
 
-#define VM_MAX_CPUS    14 /* APIC IDs 0-13; the IOAPIC has ID 15 (arch/mptable.h) */
-#define VM_MIN_MEM_MIB 16
-#define VM_MAX_MEM_MIB (256u * 1024)
-#define VM_CMDLINE_MAX 4096
+#define VM_MAX_CPUS	       14 /* APIC IDs 0-13; the IOAPIC has ID 15 (arch/mptable.h) */
+#define VM_MIN_MEM_MIB	       16
+#define VM_MAX_MEM_MIB	       (256u * 1024)
+#define VM_CMDLINE_MAX	       4096
+#define VM_ZERO_SWEEP_FIRST_MS 2000u
+#define VM_ZERO_SWEEP_MAX_MS   (600u * 1000)
 
 /* Virtio devices a config can ask for (each also needs a window: at most 16 in all). */
 #define VM_MAX_SHARES	  8   /* --9p */
@@ -93,6 +95,13 @@ struct vm_config {
 	char *vsock_path;   /* its unix socket; must not exist, removed when the VM is freed */
 	bool rng;	    /* virtio-rng fed by getrandom() */
 	bool balloon;	    /* virtio-balloon with free page reporting */
+	/*
+	 * Give back the guest RAM pages the guest has left all zero (zero-sweep.c): false off;
+	 * else every zero_sweep_ms, or with 0 at 2 s after the start and then at intervals that
+	 * double up to VM_ZERO_SWEEP_MAX_MS. Off with hugepages on (it would split them).
+	 */
+	bool zero_sweep;
+	unsigned zero_sweep_ms;
 
 	/*
 	 * The sandbox vm_run() enters before the first KVM_RUN: inherited fds closed (but 0-2 and

@@ -4,10 +4,11 @@
 /*
  * Which guest RAM the balloon may give back, and the parsing of what the guest asks for.
  *
- * A balloon map lists the pieces of guest RAM that are anonymous, private and writable: the
- * RAM regions minus the kernel's segments (mmap'd MAP_PRIVATE from the vmlinux file: a
- * discard there would bring back the file's bytes, and the text pages stay shared with the
- * page cache anyway). pmem and anything else outside the map are never touched.
+ * A balloon map lists the pieces of guest RAM a discard may touch; the VM builds it
+ * (vm_ram_map()). The balloon's includes the kernel's segments mapped MAP_PRIVATE from the
+ * vmlinux file: a discard there brings back the file's bytes, which is fine for pages the
+ * guest freed. The zero sweep's has them cut out: it discards pages in use. pmem and anything
+ * else outside the map are never touched.
  *
  * Everything the guest sends is clipped against the map: a page-aligned range is discarded
  * where it overlaps the map's pieces, never outside them; an unaligned range, or one that

@@ -3,4 +3,5 @@
 list(APPEND CC_VMM_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/balloon-map.c
   ${CMAKE_CURRENT_LIST_DIR}/vballoon.c
+  ${CMAKE_CURRENT_LIST_DIR}/zero-pages.c
 )

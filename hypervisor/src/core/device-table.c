@@ -157,25 +157,13 @@ static unsigned vm_balloon_count(const struct vm_config *cfg)
 }
 
 /*
- * Guest RAM the balloon may discard: all of it, the kernel's segments included. The kernel
- * frees parts of its own image after boot (init code and data, the 2 MiB text/rodata gap,
- * poisoned as they are freed); where those pages are mapped from the vmlinux file, a discard
- * drops the VM's private copy and the page reads as the file again, which is fine for memory
- * the guest freed. That is also why the device never offers VIRTIO_BALLOON_F_PAGE_POISON: it
+ * Guest RAM the balloon may discard (vm_ram_map(vm, false, ...)): all of it, the kernel's segments
+ * included. The kernel frees parts of its own image after boot (init code and data, the 2 MiB
+ * text/rodata gap, poisoned as they are freed); where those pages are mapped from the vmlinux file,
+ * a discard drops the VM's private copy and the page reads as the file again, which is fine for
+ * memory the guest freed. That is also why the device never offers VIRTIO_BALLOON_F_PAGE_POISON: it
  * would promise that discarded pages keep the guest's poison (or zeros).
  */
-static int vm_balloon_map(const struct vm *vm, struct balloon_map *map)
-{
-	int r;
-
-	balloon_map_init(map);
-	r = balloon_map_add(map, 0, vm->low_size, vm->ram_hva);
-	if (r >= 0 && vm->high_size > 0)
-		r = balloon_map_add(map, LAYOUT_4G, vm->high_size,
-				    (uint8_t *) vm->ram_hva + vm->low_size);
-	return r;
-}
-
 static int vm_balloon_create(const struct vm_device_ctx *ctx, struct vdev **ret,
 			     struct vm_error *reterr)
 {
@@ -183,7 +171,7 @@ static int vm_balloon_create(const struct vm_device_ctx *ctx, struct vdev **ret,
 	struct vballoon_config bc = {.map = &map, .reporting = true};
 	int r;
 
-	r = vm_balloon_map(ctx->vm, &map);
+	r = vm_ram_map(ctx->vm, false, &map);
 	if (r >= 0)
 		r = vballoon_new(&bc, ret);
 	if (r < 0)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "arch/layout.h"
+#include "balloon/balloon-map.h"
 #include "cc/cleanup.h"
 #include "core/memslot.h"
 #include "core/vm-internal.h"
@@ -153,6 +154,7 @@ int vm_kernel_setup(struct vm *vm, struct vm_error *reterr)
 		if (vm->cfg.ksm)
 			(void) madvise(mapped[i].hva, mapped[i].size, MADV_MERGEABLE);
 		holes[i] = (struct memslot_range){.gpa = mapped[i].gpa, .size = mapped[i].size};
+		vm->kernel_maps[vm->n_kernel_maps++] = holes[i];
 		r = vm_memslot_add(vm, mapped[i].gpa, mapped[i].size, mapped[i].hva, false);
 		if (r < 0)
 			goto fail;
@@ -165,6 +167,20 @@ int vm_kernel_setup(struct vm *vm, struct vm_error *reterr)
 	return 0;
 fail:
 	return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, r, "KVM_SET_USER_MEMORY_REGION failed");
+}
+
+int vm_ram_map(const struct vm *vm, bool without_kernel, struct balloon_map *ret)
+{
+	int r;
+
+	balloon_map_init(ret);
+	r = balloon_map_add(ret, 0, vm->low_size, vm->ram_hva);
+	if (r >= 0 && vm->high_size > 0)
+		r = balloon_map_add(ret, LAYOUT_4G, vm->high_size,
+				    (uint8_t *) vm->ram_hva + vm->low_size);
+	for (unsigned i = 0; r >= 0 && without_kernel && i < vm->n_kernel_maps; i++)
+		r = balloon_map_remove(ret, vm->kernel_maps[i].gpa, vm->kernel_maps[i].size);
+	return r;
 }
 
 int vm_pmem_setup(struct vm *vm, struct vm_error *reterr)

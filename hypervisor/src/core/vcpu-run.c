@@ -105,9 +105,16 @@ static void *vcpu_thread(void *userdata)
 			return NULL;
 		}
 	}
-	while (!atomic_load(&vm->stopping)) {
+	for (;;) {
 		int r;
 
+		/* A kick (immediate_exit, then the signal) is cleared before what it asked for is
+		 * looked at: one that lands after this store makes KVM_RUN return at once, one
+		 * before it is seen by the checks below (the flags are set before the kick). */
+		__atomic_store_n(&vcpu->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
+		vcpu_pause_point(vcpu);
+		if (atomic_load(&vm->stopping))
+			break;
 		if (vcpu->index == 0 && !atomic_exchange(&vm->first_run_seen, true))
 			bootmarker_record(&vm->markers, BOOTMARKER_FIRST_KVM_RUN);
 		r = vm_kvm_ioctl_once(vcpu->fd, KVM_RUN);

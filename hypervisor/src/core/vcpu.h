@@ -29,5 +29,7 @@ int vcpu_start(struct vcpu *vcpu);
 /* Make the thread leave KVM_RUN (it then sees vm->stopping) and wait for it. */
 void vcpu_kick(struct vcpu *vcpu);
 void vcpu_join(struct vcpu *vcpu);
+/* At the top of the vCPU loop: wait while the VM is paused (vcpu-pause.c). */
+void vcpu_pause_point(struct vcpu *vcpu);
 /* Install the (empty) handler of the kick signal; once per process. */
 int vcpu_signal_setup(void);

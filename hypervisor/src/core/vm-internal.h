@@ -20,6 +20,7 @@
 #include "core/evloop.h"
 #include "core/gmem.h"
 #include "core/iobus.h"
+#include "core/memslot.h"
 #include "legacy/bootmarker.h"
 #include "legacy/i8042.h"
 #include "legacy/serial.h"
@@ -29,6 +30,7 @@
 
 #define VM_MAX_MEMSLOTS 32
 
+struct balloon_map;
 struct sandbox;
 struct vcpu;
 
@@ -49,6 +51,9 @@ struct vm {
 	uint64_t pmem_gpa;
 	uint64_t pmem_size;
 	unsigned n_memslots;
+	/* The kernel's segments mapped MAP_PRIVATE from its file over RAM (vm_kernel_setup). */
+	struct memslot_range kernel_maps[KERNEL_MAX_SEGMENTS];
+	unsigned n_kernel_maps;
 
 	struct gmem gm;
 	struct iobus pio;
@@ -73,6 +78,16 @@ struct vm {
 	bool stopped; /* under stop_lock */
 	struct vm_error stop;
 	atomic_bool first_run_seen;
+
+	/* Pausing the vCPUs (vcpu-pause.c): only the event-loop thread pauses, one pause at a
+	 * time; n_paused is under pause_lock. */
+	pthread_mutex_t pause_lock;
+	pthread_cond_t paused_cond; /* a vCPU stopped: the pauser rechecks n_paused */
+	pthread_cond_t resume_cond; /* pause_req went false */
+	atomic_bool pause_req;
+	unsigned n_paused;
+
+	struct vm_zero_sweep *zero_sweep; /* zero-sweep.c; NULL when off */
 };
 
 /* Ask every thread to stop; the first caller's status and message win. Any thread. */
@@ -93,6 +108,23 @@ int vm_memslot_add(struct vm *vm, uint64_t gpa, uint64_t size, void *hva, bool r
 void vm_memory_free(struct vm *vm);
 int vm_pmem_setup(struct vm *vm, struct vm_error *reterr);
 int vm_kernel_setup(struct vm *vm, struct vm_error *reterr);
+
+/* vcpu-pause.c: stop every started vCPU outside KVM_RUN and outside any MMIO handler, and let
+ * them go again. vm_vcpus_pause() returns 0, or -ETIMEDOUT (a vCPU did not stop within
+ * timeout_ms, or the VM is stopping: nothing is paused then). Event-loop thread only. */
+int vm_pause_init(struct vm *vm);
+void vm_pause_done(struct vm *vm);
+int vm_vcpus_pause(struct vm *vm, unsigned timeout_ms);
+void vm_vcpus_resume(struct vm *vm);
+
+/* zero-sweep.c: give back the guest RAM pages the guest left all zero, on a timer
+ * (cfg.zero_sweep). Setup after vm_kernel_setup; free is idempotent. */
+int vm_zero_sweep_setup(struct vm *vm, struct vm_error *reterr);
+void vm_zero_sweep_free(struct vm *vm);
+
+/* memory.c: the anonymous pieces of guest RAM (the kernel's file-mapped segments left out
+ * when without_kernel), for the balloon and the zero sweep. */
+int vm_ram_map(const struct vm *vm, bool without_kernel, struct balloon_map *ret);
 
 /* boot.c */
 int vm_boot_data_setup(struct vm *vm, struct vm_error *reterr);

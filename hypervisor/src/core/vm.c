@@ -193,6 +193,8 @@ static int vm_setup(struct vm *vm, struct vm_error *reterr)
 		return vm_error_set(reterr, VMM_EXIT_USAGE, 0,
 				    "kernel command line contains control characters");
 	r = vm_devices_setup(vm, reterr);
+	if (r >= 0)
+		r = vm_zero_sweep_setup(vm, reterr);
 	if (r < 0)
 		return r;
 	r = vm_boot_data_setup(vm, reterr);
@@ -225,6 +227,12 @@ int vm_new(const struct vm_config *cfg, struct vm **ret, struct vm_error *reterr
 	vm->cfg = *cfg;
 	vm->kvm_fd = vm->vm_fd = vm->sig_fd = -1;
 	pthread_mutex_init(&vm->stop_lock, NULL);
+	r = vm_pause_init(vm);
+	if (r < 0) {
+		pthread_mutex_destroy(&vm->stop_lock);
+		free(vm);
+		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot set up vCPU pausing");
+	}
 	gmem_init(&vm->gm);
 	iobus_init(&vm->pio);
 	iobus_init(&vm->mmio);
@@ -329,6 +337,7 @@ struct vm *vm_free(struct vm *vm)
 		return NULL;
 	for (unsigned i = 0; i < vm->n_vcpus; i++)
 		vm->vcpus[i] = vcpu_free(vm->vcpus[i]);
+	vm_zero_sweep_free(vm);
 	vm_devices_free(vm);
 	vm->vm_fd = safe_close(vm->vm_fd);
 	vm->kvm_fd = safe_close(vm->kvm_fd);
@@ -337,6 +346,7 @@ struct vm *vm_free(struct vm *vm)
 	vm->sandbox = sandbox_free(vm->sandbox);
 	bootmarker_done(&vm->markers);
 	pthread_mutex_destroy(&vm->stop_lock);
+	vm_pause_done(vm);
 	free(vm->cpuid);
 	free(vm);
 	return NULL;

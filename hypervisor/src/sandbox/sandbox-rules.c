@@ -110,7 +110,8 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	ANY(recvfrom, "vsock: the CONNECT line (recv, MSG_PEEK)"),
 	ANY(sendmsg, "vsock: guest data to the host socket"),
 	ANY(shutdown, "vsock: guest shutdown of its send side"),
-	ANY(timerfd_settime, "vsock: handshake and connection timeouts; 9p: the idle-trim timer"),
+	ANY(timerfd_settime,
+	    "vsock: handshake and connection timeouts; 9p: the idle-trim timer; the zero sweep"),
 	/* virtio-9p (docs/9p.md "Seccomp") */
 	ANY(openat2, "9p: walk one component, RESOLVE_BENEATH"),
 	ANY(openat, "9p: reopen an O_PATH fd through /proc/self/fd, create"),
@@ -149,7 +150,8 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	CLEAR(mmap, 2, PROT_EXEC, "malloc of large blocks (9p buffers); never executable"),
 	CLEAR(mprotect, 2, PROT_EXEC, "malloc arenas; never executable"),
 	ANY(munmap, "free, teardown of guest RAM and vCPU run areas"),
-	ANY(madvise, "free; virtio-balloon: MADV_DONTNEED on guest RAM the guest gave back"),
+	ANY(madvise, "free; virtio-balloon and the zero sweep: MADV_DONTNEED on guest RAM"),
+	ANY(mincore, "the zero sweep: which guest RAM pages are resident"),
 	ANY(brk, "malloc in the main arena"),
 	/* signals: the stop path */
 	ANY(rt_sigprocmask, "vm_run() restores its mask; glibc around pthread_kill"),

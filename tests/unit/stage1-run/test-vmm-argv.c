@@ -49,6 +49,7 @@ START_TEST(test_quiet)
 		"2",
 		"--rng",
 		"--balloon",
+		"--zero-sweep",
 		"--ksm",
 		"--9p",
 		"cc-layer:/p/cc/layer,ro",

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * kvm tier: cc-vmm --zero-sweep with the zero-check guest (tests/guests/zero-check.c), under
+ * the default sandbox, with 2 vCPUs (the second never started by the guest: the pause must
+ * get it out of KVM_RUN too):
+ * - sweeps every 20 ms while the guest races them: no word it wrote is lost, its data pages
+ *   are intact, its cleared pages read as zeroes;
+ * - the sweeps really give pages back (the -vv lines: at least the 64 cleared pages);
+ * - without the option there is no sweep; with --hugepages on, or a bad interval, a usage
+ *   error.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cctest.h"
+#include "vmm-run.h"
+
+#define TIMEOUT_MS 120000
+
+static struct vmm_result res;
+
+static unsigned count_lines(const char *s, const char *prefix)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(s, prefix); p; p = strstr(p + 1, prefix))
+		n++;
+	return n;
+}
+
+/* The largest "(N KiB in all)" of the sweep lines. */
+static unsigned long long max_given_back_kib(const char *s)
+{
+	unsigned long long max = 0;
+
+	for (const char *p = strstr(s, "KiB given back ("); p;
+	     p = strstr(p + 1, "KiB given back (")) {
+		unsigned long long v = strtoull(p + strlen("KiB given back ("), NULL, 10);
+
+		if (v > max)
+			max = v;
+	}
+	return max;
+}
+
+START_TEST(test_sweep_races_guest)
+{
+	char *argv[] = {"--kernel",
+			(char *) vmm_guest("zero-check"),
+			"--mem",
+			"64",
+			"--cpus",
+			"2",
+			"--zero-sweep=20",
+			"-vv",
+			NULL};
+
+	vmm_run(argv, TIMEOUT_MS, &res);
+	ck_assert_msg(res.status == 0, "exit %d: %s", res.status, res.err);
+	ck_assert_msg(strstr(res.out, "done\n"), "guest did not finish: %s", res.out);
+	ck_assert_int_ge(vmm_kv(res.out, "rounds"), 1);
+	ck_assert_int_eq(vmm_kv(res.out, "race_bad"), 0);
+	ck_assert_int_eq(vmm_kv(res.out, "data_bad"), 0);
+	ck_assert_int_eq(vmm_kv(res.out, "zero_bad"), 0);
+	ck_assert_msg(!strstr(res.err, "did not pause"), "a pause timed out: %s", res.err);
+	ck_assert_msg(count_lines(res.err, "zero sweep ") >= 5, "too few sweeps: %s", res.err);
+	ck_assert_msg(max_given_back_kib(res.err) >= 64 * 4, "the cleared pages stayed: %s",
+		      res.err);
+}
+END_TEST
+
+START_TEST(test_no_sweep_without_option)
+{
+	char *argv[] = {"--kernel", (char *) vmm_guest("hello"), "--mem", "64", "-vv", NULL};
+
+	vmm_run(argv, TIMEOUT_MS, &res);
+	ck_assert_msg(res.status == 0, "exit %d: %s", res.status, res.err);
+	ck_assert_msg(!strstr(res.err, "zero sweep"), "swept anyway: %s", res.err);
+}
+END_TEST
+
+START_TEST(test_usage_errors)
+{
+	char *huge[] = {"--kernel",	(char *) vmm_guest("hello"),
+			"--mem",	"64",
+			"--zero-sweep", "--hugepages",
+			"on",		NULL};
+	char *zero[] = {"--kernel", (char *) vmm_guest("hello"), "--zero-sweep=0", NULL};
+	char *junk[] = {"--kernel", (char *) vmm_guest("hello"), "--zero-sweep=5s", NULL};
+
+	vmm_run(huge, TIMEOUT_MS, &res);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_msg(strstr(res.err, "--zero-sweep would split the huge pages"), "%s", res.err);
+	ck_assert_uint_eq(count_lines(res.err, "\n"), 1);
+	vmm_run(zero, TIMEOUT_MS, &res);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_msg(strstr(res.err, "--zero-sweep: expected 1-600000 ms, got '0'"), "%s",
+		      res.err);
+	vmm_run(junk, TIMEOUT_MS, &res);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_msg(strstr(res.err, "got '5s'"), "%s", res.err);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("vmm-zero-sweep");
+	TCase *tc = tcase_create("zero-sweep");
+
+	vmm_require_kvm();
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, test_sweep_races_guest);
+	tcase_add_test(tc, test_no_sweep_without_option);
+	tcase_add_test(tc, test_usage_errors);
+	suite_add_tcase(s, tc);
+	return cctest_run_suite(s);
+}
