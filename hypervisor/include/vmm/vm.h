@@ -98,7 +98,7 @@ struct vm_config {
 	/*
 	 * Give back the guest RAM pages the guest has left all zero (zero-sweep.c): false off;
 	 * else every zero_sweep_ms, or with 0 at 2 s after the start and then at intervals that
-	 * double up to VM_ZERO_SWEEP_MAX_MS. Off with hugepages on (it would split them).
+	 * double up to VM_ZERO_SWEEP_MAX_MS. Needs hugepages off (it would split them).
 	 */
 	bool zero_sweep;
 	unsigned zero_sweep_ms;

@@ -6,7 +6,8 @@
 #include "balloon/zero-pages.h"
 #include "cc/macro.h"
 
-#define SWEEP_CHUNK_PAGES 1024u /* mincore() vector per call: 4 MiB of RAM */
+#define SWEEP_CHUNK_PAGES     1024u /* mincore() vector per call: 4 MiB of RAM */
+#define SWEEP_SCAN_PER_BUDGET 16u   /* pages of address space a slice may scan per budget page */
 
 bool zero_page_check(const void *p)
 {
@@ -24,7 +25,7 @@ bool zero_page_check(const void *p)
 	return true;
 }
 
-/* Zero pages [start, start + len), with absent pages between them (never at either end). */
+/* Resident zero pages [start, start + len). */
 struct sweep_run {
 	uint8_t *start; /* NULL: no run open */
 	size_t len;
@@ -57,7 +58,8 @@ static int sweep_piece(const struct balloon_piece *p, uint64_t *pos, uint64_t bu
 	uint64_t n_pages = p->size / BALLOON_PAGE_SIZE;
 	int r = 0;
 
-	while (*pos < n_pages && res->resident_pages < budget) {
+	while (*pos < n_pages && res->resident_pages < budget &&
+	       res->scanned_pages < budget * SWEEP_SCAN_PER_BUDGET) {
 		unsigned n = (unsigned) MIN((uint64_t) SWEEP_CHUNK_PAGES, n_pages - *pos);
 		uint8_t *base = p->hva + *pos * BALLOON_PAGE_SIZE;
 
@@ -68,10 +70,12 @@ static int sweep_piece(const struct balloon_piece *p, uint64_t *pos, uint64_t bu
 		for (unsigned i = 0; i < n; i++) {
 			uint8_t *page = base + (size_t) i * BALLOON_PAGE_SIZE;
 
-			/* An absent page costs nothing, and a discard of it changes nothing: a
-			 * run goes on over it, so that it stays one madvise(). */
-			if (!(vec[i] & 1))
+			/* An absent page ends a run: it may be swapped out (mincore() says
+			 * absent for a page in swap), and a discard would drop its data. */
+			if (!(vec[i] & 1)) {
+				sweep_run_flush(&run, sink, res);
 				continue;
+			}
 			res->resident_pages++;
 			if (!zero_page_check(page)) {
 				sweep_run_flush(&run, sink, res);
@@ -84,6 +88,7 @@ static int sweep_piece(const struct balloon_piece *p, uint64_t *pos, uint64_t bu
 			run.zero_pages++;
 		}
 		*pos += n;
+		res->scanned_pages += n;
 	}
 	/* A run never outlives the call: the next slice runs after the guest has. */
 	sweep_run_flush(&run, sink, res);

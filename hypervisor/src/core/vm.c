@@ -93,6 +93,10 @@ void vm_request_stop(struct vm *vm, int status, int err, const char *fmt, ...)
 	}
 	pthread_mutex_unlock(&vm->stop_lock);
 	atomic_store(&vm->stopping, true);
+	/* A pause under way waits for a vCPU that may just have left its loop. */
+	pthread_mutex_lock(&vm->pause_lock);
+	pthread_cond_broadcast(&vm->paused_cond);
+	pthread_mutex_unlock(&vm->pause_lock);
 	evloop_stop(vm->loop);
 }
 

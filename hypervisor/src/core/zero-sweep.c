@@ -3,15 +3,16 @@
  * The zero-page sweep (cfg.zero_sweep): on a timer of the event loop, pause the vCPUs, hand
  * the resident all-zero pages of guest RAM to MADV_DONTNEED (balloon/zero-pages.h), resume.
  *
- * What it finds in an idle Linux guest: the hash tables the kernel zeroes at boot (dentries,
- * inodes, TCP's port perturbation table: most buckets stay empty), the unused depths of
- * zeroed kernel stacks, slabs and buffers cleared at allocation. Free page reporting cannot
- * return them: they are in use. Where the guest writes one again, the host gives it a fresh
+ * An idle pod's guest has about 1.3 MB of them (docs/vmm.md, "The zero sweep"): most likely
+ * tables sized at boot and barely filled, the unused depths of zeroed kernel stacks, slabs
+ * and buffers cleared at allocation. Free page reporting cannot return them: they are in
+ * use. Where the guest writes one again, the host gives it a fresh
  * zeroed page on that write.
  *
  * The kernel's segments mapped from the vmlinux file are left out (a discard there would
- * bring the file's bytes back), and so is pmem. The schedule: the first sweep 2 s after the
- * start, then at intervals that double up to 10 minutes, when the guest has settled and
+ * bring the file's bytes back), and so is pmem. Only with --hugepages off: a 4 KiB discard
+ * would split a huge page (and khugepaged could collapse it again). The schedule: the first sweep 2
+ * s after the start, then at intervals that double up to 10 minutes, when the guest has settled and
  * rarely makes new ones; or a fixed interval (tests, tuning). A sweep reads the guest's
  * resident pages once, in slices of 64 MiB of them with the vCPUs stopped and 10 ms of guest
  * time between slices, so that a large VM's guest never stops for long.
@@ -31,8 +32,8 @@
 #include "core/vm-internal.h"
 
 #define ZERO_SWEEP_PAUSE_TIMEOUT_MS 500u
-/* Resident pages looked at per pause (64 MiB: some milliseconds), and the guest's time
- * between two slices of one sweep. */
+/* Resident pages looked at per pause (64 MiB: some milliseconds; and at most 16 times as many
+ * pages of address space asked about), and the guest's time between two slices of a sweep. */
 #define ZERO_SWEEP_SLICE_PAGES	16384u
 #define ZERO_SWEEP_SLICE_GAP_MS 10u
 
@@ -74,6 +75,14 @@ static int zero_sweep_arm(struct vm_zero_sweep *zs, unsigned ms)
 	return timerfd_settime(zs->timer_fd, 0, &its, NULL) < 0 ? -errno : 0;
 }
 
+/* Forget the sweep under way (its figures; the cursor is the caller's). */
+static void zero_sweep_reset(struct vm_zero_sweep *zs)
+{
+	zs->sum = (struct zero_sweep_result){0};
+	zs->failed = zs->paused_us = zs->max_pause_us = 0;
+	zs->slices = 0;
+}
+
 static void zero_sweep_finish(struct vm_zero_sweep *zs)
 {
 	zs->n++;
@@ -81,7 +90,7 @@ static void zero_sweep_finish(struct vm_zero_sweep *zs)
 	if (zs->failed)
 		log_debug("zero sweep %u: %llu discards failed", zs->n,
 			  (unsigned long long) zs->failed);
-	log_debug("zero sweep %u: %llu of %llu resident pages zero, %llu KiB given back "
+	log_debug("zero sweep %u: %llu of %llu resident pages zero, %llu KiB discarded "
 		  "(%llu KiB in all); vCPUs paused %llu us in %u slices (longest %llu us)",
 		  zs->n, (unsigned long long) zs->sum.zero_pages,
 		  (unsigned long long) zs->sum.resident_pages,
@@ -89,9 +98,7 @@ static void zero_sweep_finish(struct vm_zero_sweep *zs)
 		  (unsigned long long) (zs->given_back_pages * BALLOON_PAGE_SIZE >> 10),
 		  (unsigned long long) zs->paused_us, zs->slices,
 		  (unsigned long long) zs->max_pause_us);
-	zs->sum = (struct zero_sweep_result){0};
-	zs->failed = zs->paused_us = zs->max_pause_us = 0;
-	zs->slices = 0;
+	zero_sweep_reset(zs);
 }
 
 /* One slice of the sweep under way: 1 when the sweep is done, 0 when more is left, -errno. */
@@ -109,6 +116,7 @@ static int zero_sweep_slice(struct vm *vm, struct vm_zero_sweep *zs)
 	r = zero_pages_sweep(&zs->map, &zs->cursor, ZERO_SWEEP_SLICE_PAGES, &sink, &res);
 	vm_vcpus_resume(vm);
 	t1 = zero_sweep_now_us();
+	zs->sum.scanned_pages += res.scanned_pages;
 	zs->sum.resident_pages += res.resident_pages;
 	zs->sum.zero_pages += res.zero_pages;
 	zs->sum.given_back_pages += res.given_back_pages;
@@ -136,10 +144,13 @@ static void zero_sweep_cb(void *userdata, uint32_t events)
 	if (r == 0) {
 		ms = ZERO_SWEEP_SLICE_GAP_MS;
 	} else {
-		/* Done, or given up (a pause that timed out, a failed mincore): the next sweep
-		 * starts over at the next interval. */
+		/* Done; or given up (a pause that timed out, a failed mincore: logged), and the
+		 * next sweep starts over at the next interval. */
 		zs->cursor = (struct zero_sweep_cursor){0};
-		zero_sweep_finish(zs);
+		if (r > 0)
+			zero_sweep_finish(zs);
+		else
+			zero_sweep_reset(zs);
 		ms = zs->next_ms;
 		if (!vm->cfg.zero_sweep_ms)
 			zs->next_ms =
@@ -158,9 +169,10 @@ int vm_zero_sweep_setup(struct vm *vm, struct vm_error *reterr)
 
 	if (!vm->cfg.zero_sweep)
 		return 0;
-	if (vm->cfg.hugepages == VM_HUGEPAGES_ON)
-		return vm_error_set(reterr, VMM_EXIT_USAGE, 0,
-				    "--zero-sweep would split the huge pages of --hugepages on");
+	if (vm->cfg.hugepages != VM_HUGEPAGES_OFF)
+		return vm_error_set(
+			reterr, VMM_EXIT_USAGE, 0,
+			"--zero-sweep would split huge pages: it needs --hugepages off");
 	zs = calloc(1, sizeof(*zs));
 	if (!zs)
 		return vm_error_set(reterr, VMM_EXIT_FAILURE, ENOMEM, "out of memory");

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kvm tier: cc-vmm --zero-sweep with the zero-check guest (tests/guests/zero-check.c), under
- * the default sandbox, with 2 vCPUs (the second never started by the guest: the pause must
- * get it out of KVM_RUN too):
+ * the default sandbox, with 2 vCPUs (the second never started by the guest, parked in KVM_RUN
+ * until a SIPI: the pause must get it out too):
  * - sweeps every 20 ms while the guest races them: no word it wrote is lost, its data pages
  *   are intact, its cleared pages read as zeroes;
- * - the sweeps really give pages back (the -vv lines: at least the 64 cleared pages);
- * - without the option there is no sweep; with --hugepages on, or a bad interval, a usage
- *   error.
+ * - the sweeps really discard pages (the -vv lines: at least the 64 cleared pages);
+ * - without the option there is no sweep; with --hugepages on or auto, or a bad interval, a
+ *   usage error.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -30,13 +30,13 @@ static unsigned count_lines(const char *s, const char *prefix)
 }
 
 /* The largest "(N KiB in all)" of the sweep lines. */
-static unsigned long long max_given_back_kib(const char *s)
+static unsigned long long max_discarded_kib(const char *s)
 {
+	static const char key[] = "KiB discarded (";
 	unsigned long long max = 0;
 
-	for (const char *p = strstr(s, "KiB given back ("); p;
-	     p = strstr(p + 1, "KiB given back (")) {
-		unsigned long long v = strtoull(p + strlen("KiB given back ("), NULL, 10);
+	for (const char *p = strstr(s, key); p; p = strstr(p + 1, key)) {
+		unsigned long long v = strtoull(p + strlen(key), NULL, 10);
 
 		if (v > max)
 			max = v;
@@ -65,7 +65,7 @@ START_TEST(test_sweep_races_guest)
 	ck_assert_int_eq(vmm_kv(res.out, "zero_bad"), 0);
 	ck_assert_msg(!strstr(res.err, "did not pause"), "a pause timed out: %s", res.err);
 	ck_assert_msg(count_lines(res.err, "zero sweep ") >= 5, "too few sweeps: %s", res.err);
-	ck_assert_msg(max_given_back_kib(res.err) >= 64 * 4, "the cleared pages stayed: %s",
+	ck_assert_msg(max_discarded_kib(res.err) >= 64 * 4, "the cleared pages stayed: %s",
 		      res.err);
 }
 END_TEST
@@ -86,13 +86,21 @@ START_TEST(test_usage_errors)
 			"--mem",	"64",
 			"--zero-sweep", "--hugepages",
 			"on",		NULL};
+	char *autohp[] = {"--kernel",	  (char *) vmm_guest("hello"),
+			  "--zero-sweep", "--hugepages",
+			  "auto",	  NULL};
 	char *zero[] = {"--kernel", (char *) vmm_guest("hello"), "--zero-sweep=0", NULL};
 	char *junk[] = {"--kernel", (char *) vmm_guest("hello"), "--zero-sweep=5s", NULL};
 
 	vmm_run(huge, TIMEOUT_MS, &res);
 	ck_assert_int_eq(res.status, 2);
-	ck_assert_msg(strstr(res.err, "--zero-sweep would split the huge pages"), "%s", res.err);
+	ck_assert_msg(
+		strstr(res.err, "--zero-sweep would split huge pages: it needs --hugepages off"),
+		"%s", res.err);
 	ck_assert_uint_eq(count_lines(res.err, "\n"), 1);
+	vmm_run(autohp, TIMEOUT_MS, &res);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_msg(strstr(res.err, "it needs --hugepages off"), "%s", res.err);
 	vmm_run(zero, TIMEOUT_MS, &res);
 	ck_assert_int_eq(res.status, 2);
 	ck_assert_msg(strstr(res.err, "--zero-sweep: expected 1-600000 ms, got '0'"), "%s",
