@@ -47,8 +47,9 @@ static void sweep_run_flush(struct sweep_run *run, struct balloon_sink *sink,
 }
 
 /*
- * Sweep piece p from page *pos on, a chunk at a time, until its end or until budget resident
- * pages have been looked at (checked at chunk ends). *pos is where to go on.
+ * Sweep piece p from page *pos on, a chunk at a time, until its end, until budget resident
+ * pages have been looked at, or until SWEEP_SCAN_PER_BUDGET x budget pages have been asked
+ * about (both checked at chunk ends). *pos is where to go on.
  */
 static int sweep_piece(const struct balloon_piece *p, uint64_t *pos, uint64_t budget,
 		       struct balloon_sink *sink, struct zero_sweep_result *res)
