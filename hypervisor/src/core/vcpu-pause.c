@@ -74,18 +74,15 @@ static unsigned vm_vcpus_started(const struct vm *vm)
 int vm_vcpus_pause(struct vm *vm, unsigned timeout_ms)
 {
 	unsigned want = vm_vcpus_started(vm);
-	struct timespec deadline;
+	uint64_t end_ns = bootmarker_now_ns() + (uint64_t) timeout_ms * 1000000u;
+	struct timespec deadline = {
+		.tv_sec = (time_t) (end_ns / 1000000000u),
+		.tv_nsec = (long) (end_ns % 1000000000u),
+	};
 	bool all;
 
 	if (atomic_load(&vm->stopping))
 		return -ETIMEDOUT;
-	(void) clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
 	atomic_store(&vm->pause_req, true);
 	for (unsigned i = 0; i < vm->n_vcpus; i++)
 		vcpu_kick(vm->vcpus[i]);

@@ -22,7 +22,6 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/timerfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "balloon/zero-pages.h"
@@ -56,14 +55,6 @@ static int zero_sweep_discard(void *hva, size_t len, void *opaque)
 {
 	(void) opaque;
 	return madvise(hva, len, MADV_DONTNEED) < 0 ? -errno : 0;
-}
-
-static uint64_t zero_sweep_now_us(void)
-{
-	struct timespec ts;
-
-	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
 }
 
 static int zero_sweep_arm(struct vm_zero_sweep *zs, unsigned ms)
@@ -109,13 +100,13 @@ static int zero_sweep_slice(struct vm *vm, struct vm_zero_sweep *zs)
 	uint64_t t0, t1;
 	int r;
 
-	t0 = zero_sweep_now_us();
+	t0 = bootmarker_now_ns() / 1000u;
 	r = vm_vcpus_pause(vm, ZERO_SWEEP_PAUSE_TIMEOUT_MS);
 	if (r < 0)
 		return log_debug_errno(r, "zero sweep: the vCPUs did not pause, skipped: %m");
 	r = zero_pages_sweep(&zs->map, &zs->cursor, ZERO_SWEEP_SLICE_PAGES, &sink, &res);
 	vm_vcpus_resume(vm);
-	t1 = zero_sweep_now_us();
+	t1 = bootmarker_now_ns() / 1000u;
 	zs->sum.scanned_pages += res.scanned_pages;
 	zs->sum.resident_pages += res.resident_pages;
 	zs->sum.zero_pages += res.zero_pages;
