@@ -31,6 +31,7 @@ enum {
 	ARG_RNG,
 	ARG_BALLOON,
 	ARG_ZERO_SWEEP,
+	ARG_MERGE_PAGES,
 	ARG_NO_SANDBOX,
 	ARG_SECCOMP,
 	ARG_CHROOT,
@@ -74,6 +75,8 @@ static void help(void)
 	       "      --zero-sweep[=MS]    give back the guest RAM pages the guest left all zero,\n"
 	       "                           2 s after the start, then at doubling intervals up to\n"
 	       "                           10 min (or every MS ms); the vCPUs pause meanwhile\n"
+	       "      --merge-pages        in the zero sweep, also map the guest RAM pages whose\n"
+	       "                           bytes repeat many times onto one copy each\n"
 	       "      --no-sandbox         debugging: keep fds, capabilities, no seccomp filters\n"
 	       "      --seccomp kill|log   a syscall outside the filters kills the VMM (default)\n"
 	       "                           or is only logged by the kernel\n"
@@ -147,6 +150,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"rng", no_argument, NULL, ARG_RNG},
 		{"balloon", no_argument, NULL, ARG_BALLOON},
 		{"zero-sweep", optional_argument, NULL, ARG_ZERO_SWEEP},
+		{"merge-pages", no_argument, NULL, ARG_MERGE_PAGES},
 		{"no-sandbox", no_argument, NULL, ARG_NO_SANDBOX},
 		{"seccomp", required_argument, NULL, ARG_SECCOMP},
 		{"chroot", required_argument, NULL, ARG_CHROOT},
@@ -239,6 +243,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 						VM_ZERO_SWEEP_MAX_MS, optarg);
 				a->cfg.zero_sweep_ms = (unsigned) v;
 			}
+			break;
+		case ARG_MERGE_PAGES:
+			a->cfg.merge_pages = true;
 			break;
 		case ARG_NO_SANDBOX:
 			a->cfg.sandbox = false;

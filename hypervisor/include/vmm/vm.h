@@ -21,6 +21,9 @@
 #define VM_CMDLINE_MAX	       4096
 #define VM_ZERO_SWEEP_FIRST_MS 2000u
 #define VM_ZERO_SWEEP_MAX_MS   (600u * 1000)
+/* Pages --merge-pages maps onto patterns at most: each is a mapping of its own, so this keeps
+ * the VMM's mapping count (about twice this) far below vm.max_map_count's default 65530. */
+#define VM_MERGE_MAX_PAGES 8192u
 
 /* Virtio devices a config can ask for (each also needs a window: at most 16 in all). */
 #define VM_MAX_SHARES	  8   /* --9p */
@@ -102,6 +105,9 @@ struct vm_config {
 	 */
 	bool zero_sweep;
 	unsigned zero_sweep_ms;
+	/* In the zero sweep, also map the guest RAM pages whose bytes repeat many times onto one
+	 * copy (balloon/same-pages.h). Needs zero_sweep. */
+	bool merge_pages;
 
 	/*
 	 * The sandbox vm_run() enters before the first KVM_RUN: inherited fds closed (but 0-2 and

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "balloon/same-pages.h"
 #include "balloon/zero-pages.h"
 #include "cc/macro.h"
 
@@ -47,19 +48,70 @@ static void sweep_run_flush(struct sweep_run *run, struct balloon_sink *sink,
 }
 
 /*
+ * One page of a chunk: extend the open run of zero pages, or end it and hand the page to the
+ * merger. -errno only when a failed merge lost the page (res->page_lost).
+ */
+static int sweep_page(uint8_t *page, bool resident, struct sweep_run *run,
+		      struct balloon_sink *sink, struct same_pages *merge,
+		      struct zero_sweep_result *res)
+{
+	int r;
+
+	/* An absent page ends a run: it may be swapped out (mincore() says absent for a page in
+	 * swap), and a discard would drop its data. */
+	if (!resident) {
+		sweep_run_flush(run, sink, res);
+		return 0;
+	}
+	res->resident_pages++;
+	/* A merged page is never discarded: that would bring back its pattern, not zeroes. */
+	if (same_pages_is_merged(merge, page)) {
+		sweep_run_flush(run, sink, res);
+		r = same_pages_revisit(merge, page);
+		if (r < 0) {
+			res->page_lost = true;
+			return r;
+		}
+		res->merged_pages += r == SAME_PAGES_REMERGED;
+		res->zero_pages += r == SAME_PAGES_ZEROED;
+		res->given_back_pages += r == SAME_PAGES_ZEROED;
+		return 0;
+	}
+	if (!zero_page_check(page)) {
+		sweep_run_flush(run, sink, res);
+		if (!merge)
+			return 0;
+		r = same_pages_visit(merge, page);
+		if (r < 0) {
+			res->page_lost = true;
+			return r;
+		}
+		res->merged_pages += (uint64_t) r;
+		return 0;
+	}
+	res->zero_pages++;
+	if (!run->start)
+		run->start = page;
+	run->len = (size_t) (page + BALLOON_PAGE_SIZE - run->start);
+	run->zero_pages++;
+	return 0;
+}
+
+/*
  * Sweep piece p from page *pos on, a chunk at a time, until its end, until budget resident
  * pages have been looked at, or until SWEEP_SCAN_PER_BUDGET x budget pages have been asked
  * about (both checked at chunk ends). *pos is where to go on.
  */
 static int sweep_piece(const struct balloon_piece *p, uint64_t *pos, uint64_t budget,
-		       struct balloon_sink *sink, struct zero_sweep_result *res)
+		       struct balloon_sink *sink, struct same_pages *merge,
+		       struct zero_sweep_result *res)
 {
 	unsigned char vec[SWEEP_CHUNK_PAGES];
 	struct sweep_run run = {0};
 	uint64_t n_pages = p->size / BALLOON_PAGE_SIZE;
 	int r = 0;
 
-	while (*pos < n_pages && res->resident_pages < budget &&
+	while (r >= 0 && *pos < n_pages && res->resident_pages < budget &&
 	       res->scanned_pages < budget * SWEEP_SCAN_PER_BUDGET) {
 		unsigned n = (unsigned) MIN((uint64_t) SWEEP_CHUNK_PAGES, n_pages - *pos);
 		uint8_t *base = p->hva + *pos * BALLOON_PAGE_SIZE;
@@ -68,26 +120,9 @@ static int sweep_piece(const struct balloon_piece *p, uint64_t *pos, uint64_t bu
 			r = -errno;
 			break;
 		}
-		for (unsigned i = 0; i < n; i++) {
-			uint8_t *page = base + (size_t) i * BALLOON_PAGE_SIZE;
-
-			/* An absent page ends a run: it may be swapped out (mincore() says
-			 * absent for a page in swap), and a discard would drop its data. */
-			if (!(vec[i] & 1)) {
-				sweep_run_flush(&run, sink, res);
-				continue;
-			}
-			res->resident_pages++;
-			if (!zero_page_check(page)) {
-				sweep_run_flush(&run, sink, res);
-				continue;
-			}
-			res->zero_pages++;
-			if (!run.start)
-				run.start = page;
-			run.len = (size_t) (page + BALLOON_PAGE_SIZE - run.start);
-			run.zero_pages++;
-		}
+		for (unsigned i = 0; r >= 0 && i < n; i++)
+			r = sweep_page(base + (size_t) i * BALLOON_PAGE_SIZE, vec[i] & 1, &run,
+				       sink, merge, res);
 		*pos += n;
 		res->scanned_pages += n;
 	}
@@ -97,12 +132,16 @@ static int sweep_piece(const struct balloon_piece *p, uint64_t *pos, uint64_t bu
 }
 
 int zero_pages_sweep(const struct balloon_map *map, struct zero_sweep_cursor *cursor,
-		     uint64_t budget, struct balloon_sink *sink, struct zero_sweep_result *ret)
+		     uint64_t budget, struct balloon_sink *sink, struct same_pages *merge,
+		     struct zero_sweep_result *ret)
 {
 	assert_return(map && cursor && budget > 0 && sink && sink->discard && ret, -EINVAL);
 	*ret = (struct zero_sweep_result){0};
+	if (merge && cursor->piece == 0 && cursor->page == 0)
+		same_pages_sweep_start(merge);
 	while (cursor->piece < map->n) {
-		int r = sweep_piece(&map->pieces[cursor->piece], &cursor->page, budget, sink, ret);
+		int r = sweep_piece(&map->pieces[cursor->piece], &cursor->page, budget, sink, merge,
+				    ret);
 
 		if (r < 0) {
 			*cursor = (struct zero_sweep_cursor){0};

@@ -19,6 +19,8 @@
 
 #include "balloon/balloon-map.h"
 
+struct same_pages;
+
 struct zero_sweep_result {
 	uint64_t scanned_pages;	 /* pages of the map whose residency was asked */
 	uint64_t resident_pages; /* resident pages looked at */
@@ -26,6 +28,8 @@ struct zero_sweep_result {
 	/* Zero pages in the runs the sink accepted; reads of never-written pages, which map the
 	 * host's shared zero page and cost nothing, count too. */
 	uint64_t given_back_pages;
+	uint64_t merged_pages; /* non-zero pages mapped onto a pattern (same-pages.h) */
+	bool page_lost;	       /* a failed merge lost a guest page: the VM must stop */
 };
 
 /* A 4 KiB page of zeroes. p is 8-byte aligned. */
@@ -45,6 +49,12 @@ struct zero_sweep_cursor {
  * the caller can let the guest run between slices of a large VM's sweep. Returns 1 when the map is
  * done (the cursor back at its start), 0 when the budget ran out (the cursor where to go on), or
  * -errno when mincore() fails (a piece that is not mapped; the cursor back at its start).
+ *
+ * With merge (NULL: none), every resident page that is not zero goes to same_pages_visit(),
+ * and the pages it merged are never part of a run; a cursor at the map's start begins a new
+ * sweep for it (same_pages_sweep_start()). -errno with ret->page_lost when a merge
+ * lost a page.
  */
 int zero_pages_sweep(const struct balloon_map *map, struct zero_sweep_cursor *cursor,
-		     uint64_t budget, struct balloon_sink *sink, struct zero_sweep_result *ret);
+		     uint64_t budget, struct balloon_sink *sink, struct same_pages *merge,
+		     struct zero_sweep_result *ret);

@@ -16,6 +16,10 @@
  * rarely makes new ones; or a fixed interval (tests, tuning). A sweep reads the guest's
  * resident pages once, in slices of 64 MiB of them with the vCPUs stopped and 10 ms of guest
  * time between slices, so that a large VM's guest never stops for long.
+ *
+ * With cfg.merge_pages the same slices also merge the pages whose bytes repeat many times
+ * within the VM onto one copy each (balloon/same-pages.h), and look again at the merged pages
+ * the guest has written since.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,6 +28,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "balloon/same-pages.h"
 #include "balloon/zero-pages.h"
 #include "cc/cleanup.h"
 #include "cc/log.h"
@@ -41,7 +46,8 @@ struct vm_zero_sweep {
 	unsigned next_ms; /* the interval after the sweep under way */
 	unsigned n;	  /* sweeps done */
 	uint64_t given_back_pages;
-	struct balloon_map map; /* RAM without the kernel's file-mapped segments */
+	struct balloon_map map;	  /* RAM without the kernel's file-mapped segments */
+	struct same_pages *merge; /* cfg.merge_pages; NULL when off */
 
 	/* The sweep under way, slice by slice. */
 	struct zero_sweep_cursor cursor;
@@ -89,6 +95,17 @@ static void zero_sweep_finish(struct vm_zero_sweep *zs)
 		  (unsigned long long) (zs->given_back_pages * BALLOON_PAGE_SIZE >> 10),
 		  (unsigned long long) zs->paused_us, zs->slices,
 		  (unsigned long long) zs->max_pause_us);
+	if (zs->merge) {
+		struct same_pages_stats st;
+
+		same_pages_get_stats(zs->merge, &st);
+		log_debug(
+			"zero sweep %u: %llu pages merged (%llu merged now, onto %u patterns; %llu "
+			"merges failed)",
+			zs->n, (unsigned long long) zs->sum.merged_pages,
+			(unsigned long long) st.merged_pages, st.patterns,
+			(unsigned long long) st.failed);
+	}
 	zero_sweep_reset(zs);
 }
 
@@ -104,13 +121,21 @@ static int zero_sweep_slice(struct vm *vm, struct vm_zero_sweep *zs)
 	r = vm_vcpus_pause(vm, ZERO_SWEEP_PAUSE_TIMEOUT_MS);
 	if (r < 0)
 		return log_debug_errno(r, "zero sweep: the vCPUs did not pause, skipped: %m");
-	r = zero_pages_sweep(&zs->map, &zs->cursor, ZERO_SWEEP_SLICE_PAGES, &sink, &res);
+	r = zero_pages_sweep(&zs->map, &zs->cursor, ZERO_SWEEP_SLICE_PAGES, &sink, zs->merge, &res);
+	if (res.page_lost) {
+		/* Before the vCPUs run again: none may touch the lost page. */
+		vm_request_stop(vm, VMM_EXIT_FAILURE, -r,
+				"page merging lost a guest RAM page it could not map again");
+		vm_vcpus_resume(vm);
+		return r;
+	}
 	vm_vcpus_resume(vm);
 	t1 = bootmarker_now_ns() / 1000u;
 	zs->sum.scanned_pages += res.scanned_pages;
 	zs->sum.resident_pages += res.resident_pages;
 	zs->sum.zero_pages += res.zero_pages;
 	zs->sum.given_back_pages += res.given_back_pages;
+	zs->sum.merged_pages += res.merged_pages;
 	zs->failed += sink.failed;
 	zs->paused_us += t1 - t0;
 	zs->max_pause_us = MAX(zs->max_pause_us, t1 - t0);
@@ -158,6 +183,9 @@ int vm_zero_sweep_setup(struct vm *vm, struct vm_error *reterr)
 	unsigned first;
 	int r;
 
+	if (vm->cfg.merge_pages && !vm->cfg.zero_sweep)
+		return vm_error_set(reterr, VMM_EXIT_USAGE, 0,
+				    "--merge-pages runs in the zero sweep: it needs --zero-sweep");
 	if (!vm->cfg.zero_sweep)
 		return 0;
 	if (vm->cfg.hugepages != VM_HUGEPAGES_OFF)
@@ -173,6 +201,13 @@ int vm_zero_sweep_setup(struct vm *vm, struct vm_error *reterr)
 	if (r < 0)
 		return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
 				    "zero sweep: cannot map guest RAM");
+	if (vm->cfg.merge_pages) {
+		r = same_pages_new(vm->ram_hva, vm->ram_map_size, VM_MERGE_MAX_PAGES, vm->cfg.ksm,
+				   &zs->merge);
+		if (r < 0)
+			return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
+					    "page merging: cannot set up its patterns");
+	}
 	zs->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (zs->timer_fd < 0)
 		return vm_error_set(reterr, VMM_EXIT_FAILURE, errno,
@@ -197,6 +232,7 @@ void vm_zero_sweep_free(struct vm *vm)
 	if (zs->timer_fd >= 0 && vm->loop)
 		(void) evloop_remove(vm->loop, zs->timer_fd);
 	(void) safe_close(zs->timer_fd);
+	same_pages_free(zs->merge);
 	free(zs);
 	vm->zero_sweep = NULL;
 }

@@ -147,7 +147,9 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	ANY(setxattr, "9p: xattrcreate (user.*)"),
 	ANY(removexattr, "9p: xattrcreate of size 0"),
 	/* memory */
-	CLEAR(mmap, 2, PROT_EXEC, "malloc of large blocks (9p buffers); never executable"),
+	CLEAR(mmap, 2, PROT_EXEC,
+	      "malloc of large blocks (9p buffers); page merging maps guest RAM pages onto its "
+	      "patterns; never executable"),
 	CLEAR(mprotect, 2, PROT_EXEC, "malloc arenas; never executable"),
 	ANY(munmap, "free, teardown of guest RAM and vCPU run areas"),
 	ANY(madvise, "free; virtio-balloon and the zero sweep: MADV_DONTNEED on guest RAM"),

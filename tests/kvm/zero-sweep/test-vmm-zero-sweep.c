@@ -4,12 +4,15 @@
  * the default sandbox, with 2 vCPUs (the second never started by the guest, parked in KVM_RUN
  * until a SIPI: the pause must get it out too):
  * - sweeps every 20 ms while the guest races them: no word it wrote is lost, its data pages
- *   are intact, its cleared pages read as zeroes;
+ *   are intact, its cleared pages read as zeroes, its pattern pages as the pattern;
  * - the sweeps really discard pages (the -vv lines: at least the 64 cleared pages);
- * - without the option there is no sweep; with --hugepages on or auto, or a bad interval, a
- *   usage error.
+ * - with --merge-pages the same race, and the 64 pattern pages really merged (all but the
+ *   few a sweep met with one word changed);
+ * - without the option there is no sweep; with --hugepages on or auto, a bad interval, or
+ *   --merge-pages without --zero-sweep, a usage error.
  */
 #include <check.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,10 +32,9 @@ static unsigned count_lines(const char *s, const char *prefix)
 	return n;
 }
 
-/* The largest "(N KiB in all)" of the sweep lines. */
-static unsigned long long max_discarded_kib(const char *s)
+/* The largest number after key in the sweep lines. */
+static unsigned long long max_after(const char *s, const char *key)
 {
-	static const char key[] = "KiB discarded (";
 	unsigned long long max = 0;
 
 	for (const char *p = strstr(s, key); p; p = strstr(p + 1, key)) {
@@ -44,7 +46,7 @@ static unsigned long long max_discarded_kib(const char *s)
 	return max;
 }
 
-START_TEST(test_sweep_races_guest)
+static void race_guest(bool merge)
 {
 	char *argv[] = {"--kernel",
 			(char *) vmm_guest("zero-check"),
@@ -54,19 +56,38 @@ START_TEST(test_sweep_races_guest)
 			"2",
 			"--zero-sweep=20",
 			"-vv",
+			merge ? "--merge-pages" : NULL,
 			NULL};
 
 	vmm_run(argv, TIMEOUT_MS, &res);
 	ck_assert_msg(res.status == 0, "exit %d: %s", res.status, res.err);
 	ck_assert_msg(strstr(res.out, "done\n"), "guest did not finish: %s", res.out);
 	ck_assert_int_ge(vmm_kv(res.out, "rounds"), 1);
+	ck_assert_int_eq(vmm_kv(res.out, "same_race_bad"), 0);
 	ck_assert_int_eq(vmm_kv(res.out, "race_bad"), 0);
 	ck_assert_int_eq(vmm_kv(res.out, "data_bad"), 0);
 	ck_assert_int_eq(vmm_kv(res.out, "zero_bad"), 0);
+	ck_assert_int_eq(vmm_kv(res.out, "same_bad"), 0);
 	ck_assert_msg(!strstr(res.err, "did not pause"), "a pause timed out: %s", res.err);
 	ck_assert_msg(count_lines(res.err, "zero sweep ") >= 5, "too few sweeps: %s", res.err);
-	ck_assert_msg(max_discarded_kib(res.err) >= 64 * 4, "the cleared pages stayed: %s",
-		      res.err);
+	ck_assert_msg(max_after(res.err, "KiB discarded (") >= 64 * 4,
+		      "the cleared pages stayed: %s", res.err);
+	if (merge)
+		ck_assert_msg(max_after(res.err, "pages merged (") >= 48,
+			      "the pattern pages were not merged: %s", res.err);
+	else
+		ck_assert_msg(!strstr(res.err, "merged"), "merged without the option: %s", res.err);
+}
+
+START_TEST(test_sweep_races_guest)
+{
+	race_guest(false);
+}
+END_TEST
+
+START_TEST(test_merge_races_guest)
+{
+	race_guest(true);
 }
 END_TEST
 
@@ -91,6 +112,7 @@ START_TEST(test_usage_errors)
 			  "auto",	  NULL};
 	char *zero[] = {"--kernel", (char *) vmm_guest("hello"), "--zero-sweep=0", NULL};
 	char *junk[] = {"--kernel", (char *) vmm_guest("hello"), "--zero-sweep=5s", NULL};
+	char *merge[] = {"--kernel", (char *) vmm_guest("hello"), "--merge-pages", NULL};
 
 	vmm_run(huge, TIMEOUT_MS, &res);
 	ck_assert_int_eq(res.status, 2);
@@ -108,6 +130,11 @@ START_TEST(test_usage_errors)
 	vmm_run(junk, TIMEOUT_MS, &res);
 	ck_assert_int_eq(res.status, 2);
 	ck_assert_msg(strstr(res.err, "got '5s'"), "%s", res.err);
+	vmm_run(merge, TIMEOUT_MS, &res);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_msg(
+		strstr(res.err, "--merge-pages runs in the zero sweep: it needs --zero-sweep"),
+		"%s", res.err);
 }
 END_TEST
 
@@ -119,6 +146,7 @@ int main(void)
 	vmm_require_kvm();
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_sweep_races_guest);
+	tcase_add_test(tc, test_merge_races_guest);
 	tcase_add_test(tc, test_no_sweep_without_option);
 	tcase_add_test(tc, test_usage_errors);
 	suite_add_tcase(s, tc);

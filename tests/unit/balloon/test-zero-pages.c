@@ -119,7 +119,7 @@ START_TEST(test_sweep_finds_runs)
 	struct zero_sweep_result res;
 
 	rec.madvise_too = true;
-	ck_assert_int_eq(zero_pages_sweep(&map, &cur, 1000, &sink, &res), 1);
+	ck_assert_int_eq(zero_pages_sweep(&map, &cur, 1000, &sink, NULL, &res), 1);
 	ck_assert_uint_eq(cur.piece, 0);
 	ck_assert_uint_eq(cur.page, 0);
 	/* resident: 0-7, 9-12, 21-23 */
@@ -163,7 +163,7 @@ START_TEST(test_sweep_finds_runs)
 	/* A second sweep finds nothing: page 5 has data now, the rest is absent. */
 	memset(&rec, 0, sizeof(rec));
 	sink = (struct balloon_sink){.discard = rec_discard, .opaque = &rec};
-	ck_assert_int_eq(zero_pages_sweep(&map, &cur, 1000, &sink, &res), 1);
+	ck_assert_int_eq(zero_pages_sweep(&map, &cur, 1000, &sink, NULL, &res), 1);
 	ck_assert_uint_eq(res.zero_pages, 0);
 	ck_assert_uint_eq(rec.n, 0);
 }
@@ -175,7 +175,7 @@ START_TEST(test_sweep_failed_discard)
 	struct zero_sweep_result res;
 
 	rec.fail = -EPERM;
-	ck_assert_int_eq(zero_pages_sweep(&map, &cur, 1000, &sink, &res), 1);
+	ck_assert_int_eq(zero_pages_sweep(&map, &cur, 1000, &sink, NULL, &res), 1);
 	ck_assert_uint_eq(res.zero_pages, 8);
 	ck_assert_uint_eq(sink.failed, 4);
 	ck_assert_uint_eq(sink.discarded, 0);
@@ -193,7 +193,7 @@ START_TEST(test_sweep_unmapped_piece)
 	 * first chunk; the first piece was swept, its runs handed over, and the cursor is back
 	 * at the start. */
 	ck_assert_int_eq(munmap(page(N_PAGES - 8), 8 * PG), 0);
-	ck_assert_int_eq(zero_pages_sweep(&map, &cur, 1000, &sink, &res), -ENOMEM);
+	ck_assert_int_eq(zero_pages_sweep(&map, &cur, 1000, &sink, NULL, &res), -ENOMEM);
 	ck_assert_uint_eq(cur.piece, 0);
 	ck_assert_uint_eq(cur.page, 0);
 	ck_assert_uint_eq(rec.n, 2);
@@ -231,7 +231,7 @@ START_TEST(test_sweep_in_slices)
 	ck_assert_int_eq(balloon_map_add(&big, 0, 2048 * PG, m), 0);
 	ck_assert_int_eq(balloon_map_add(&big, 0x10000000, 1024 * PG, m + 2048 * PG), 0);
 
-	r = zero_pages_sweep(&big, &cur, 1, &sink, &res);
+	r = zero_pages_sweep(&big, &cur, 1, &sink, NULL, &res);
 	ck_assert_int_eq(r, 0);
 	ck_assert_uint_eq(cur.piece, 0);
 	ck_assert_uint_eq(cur.page, 1024);
@@ -241,7 +241,7 @@ START_TEST(test_sweep_in_slices)
 	ck_assert_uint_eq(rec.len[0], 4 * PG);
 	zero += res.zero_pages;
 
-	r = zero_pages_sweep(&big, &cur, 1, &sink, &res);
+	r = zero_pages_sweep(&big, &cur, 1, &sink, NULL, &res);
 	ck_assert_int_eq(r, 0);
 	ck_assert_uint_eq(cur.piece, 1);
 	ck_assert_uint_eq(cur.page, 0);
@@ -250,7 +250,7 @@ START_TEST(test_sweep_in_slices)
 	ck_assert_uint_eq(rec.len[1], 6 * PG);
 	zero += res.zero_pages;
 
-	r = zero_pages_sweep(&big, &cur, 1, &sink, &res);
+	r = zero_pages_sweep(&big, &cur, 1, &sink, NULL, &res);
 	ck_assert_int_eq(r, 1);
 	ck_assert_uint_eq(cur.piece, 0);
 	ck_assert_uint_eq(cur.page, 0);
@@ -258,11 +258,11 @@ START_TEST(test_sweep_in_slices)
 	ck_assert_uint_eq(res.zero_pages, 0);
 	ck_assert_uint_eq(zero + res.zero_pages, 10);
 	ck_assert_uint_eq(rec.n, 2);
-	ck_assert_int_eq(zero_pages_sweep(&big, &cur, 0, &sink, &res), -EINVAL);
+	ck_assert_int_eq(zero_pages_sweep(&big, &cur, 0, &sink, NULL, &res), -EINVAL);
 
 	/* Address space counts too: with a budget of 64, a slice asks about 16 x 64 pages at
 	 * most, so the mostly absent first piece takes one slice per chunk. */
-	ck_assert_int_eq(zero_pages_sweep(&big, &cur, 64, &sink, &res), 0);
+	ck_assert_int_eq(zero_pages_sweep(&big, &cur, 64, &sink, NULL, &res), 0);
 	ck_assert_uint_eq(res.scanned_pages, 1024);
 	ck_assert_uint_eq(cur.page, 1024);
 	ck_assert_int_eq(munmap(m, 3 * 1024 * PG), 0);
