@@ -71,15 +71,19 @@ static void add(struct argv_builder *b, const char *fmt, ...)
  *                         floor, 4 batches, is what applies whatever the VM's size;
  *   slub_sysfs=off        no /sys/kernel/slab (a patch of ours, guest-image/kernel/patches/):
  *                         3,000 kernfs nodes nothing in the guest reads (-0.4 MB per pod);
+ *   memmap_lru_zero=1     the struct pages of free memory the guest has never used all have
+ *                         the same bytes (a patch of ours), so the memmap pages that hold only
+ *                         such struct pages repeat, and --merge-pages keeps one copy of them;
  * and, in rootflags, inode_readahead_blks=0: ext4 reads an inode's own table block, not the 32
  *                         around it. Those copies of the DAX root's inode table were most of
  *                         the guest's Buffers (0.9 -> 0.3 MB per pod); a block read from pmem
  *                         is a memory copy, so readahead gains nothing there.
  */
 #define GUEST_PCP_HIGH_FRACTION "1000000"
-#define GUEST_DENSITY_PARAMS                  \
-	"cgroup.memory=nokmem noreplace-smp " \
-	"sysctl.vm.percpu_pagelist_high_fraction=" GUEST_PCP_HIGH_FRACTION " slub_sysfs=off"
+#define GUEST_DENSITY_PARAMS                                                                  \
+	"cgroup.memory=nokmem noreplace-smp "                                                 \
+	"sysctl.vm.percpu_pagelist_high_fraction=" GUEST_PCP_HIGH_FRACTION " slub_sysfs=off " \
+	"memmap_lru_zero=1"
 #define GUEST_ROOT_FLAGS "dax,inode_readahead_blks=0"
 
 /*
@@ -147,6 +151,9 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 	/* Pages the guest keeps but left all zero (hash tables, stacks) go back too (docs/vmm.md,
 	 * "The zero sweep"). */
 	add(&b, "--zero-sweep");
+	/* In the same sweep, the pages that repeat many times (the struct page array of the DAX
+	 * image's range) are mapped onto one copy each (docs/vmm.md, "Merging repeated pages"). */
+	add(&b, "--merge-pages");
 	/* Guest RAM and the kernel's written pages may be merged by KSM, as QEMU's mem-merge
 	 * default has it; inert unless the host runs ksmd (/sys/kernel/mm/ksm/run). */
 	add(&b, "--ksm");
