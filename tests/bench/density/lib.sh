@@ -34,19 +34,25 @@ alive() {
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f\n", k / 1024 }'; }
 memavail_kb() { awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo; }
 
-# smaps_split PID MEM_MIB: "cat rss pss anon" lines (kB) for the categories
+# smaps_split PID MEM_MIB [others]: "cat rss pss anon" lines (kB) for the categories
 #   ram vmlinux image bin heap other total
-# of the process's mappings (see the header). total is from smaps_rollup.
+# of the process's mappings (see the header); total is from smaps_rollup. With "others": the
+# resident anonymous mappings that are not guest RAM instead (stacks, arenas, buffers), one
+# "range rss_kb size_kb" line each.
 smaps_split() {
 	# Guest RAM is every anonymous mapping in the address-contiguous run of mappings that holds
-	# the big one: cc-vmm maps the vmlinux file over guest RAM (MAP_FIXED), which splits it
-	# into anonymous pieces around the kernel's segments (below 16 MiB, between segments).
-	awk -v big=$(($2 * 1024 / 2)) '
+	# the biggest anonymous one (at least an eighth of the VM's memory): cc-vmm maps the vmlinux
+	# file over guest RAM (MAP_FIXED), which splits it into anonymous pieces around the
+	# kernel's segments (below 16 MiB, between segments), and --merge-pages maps single pages
+	# of it onto its memfd of patterns (those count as guest RAM too; the memfd's other
+	# mapping, where the VMM writes the patterns, counts as the VMM's own).
+	awk -v big=$(($2 * 1024 / 8)) -v mode="${3:-split}" '
 		/^[0-9a-f]+-[0-9a-f]+ / {
 			n++
-			split($1, ad, "-"); s[n] = ad[1]; e[n] = ad[2]
+			split($1, ad, "-"); s[n] = ad[1]; e[n] = ad[2]; range[n] = $1
 			path = $6; perms[n] = $2
 			if (path ~ /vmlinux$/) cat[n] = "vmlinux"
+			else if (path ~ /^\/memfd:cc-vmm-same-pages/) cat[n] = "merged"
 			else if (path ~ /(guest\.img|rootfs\.img)$/) cat[n] = "image"
 			else if (path ~ /^\//) cat[n] = "bin"
 			else if (path == "[heap]") cat[n] = "heap"
@@ -57,24 +63,31 @@ smaps_split() {
 		$1 == "Rss:" { r[n] = $2; next }
 		$1 == "Pss:" { p[n] = $2; next }
 		$1 == "Anonymous:" { a[n] = $2; next }
-		function inram(i) { return cat[i] == "anon" || cat[i] == "vmlinux" }
+		function inram(i) { return cat[i] == "anon" || cat[i] == "vmlinux" || cat[i] == "merged" }
 		END {
 			for (i = 1; i <= n; i++)
-				if (cat[i] == "anon" && size[i] >= big && perms[i] ~ /^rw/) b = i
+				if (cat[i] == "anon" && size[i] >= big && perms[i] ~ /^rw/ &&
+				    (!b || size[i] > size[b])) b = i
 			if (b) {
 				cat[b] = "ram"
 				for (i = b - 1; i >= 1 && e[i] == s[i + 1] && inram(i); i--)
-					if (cat[i] == "anon") cat[i] = "ram"
+					if (cat[i] != "vmlinux") cat[i] = "ram"
 				for (i = b + 1; i <= n && s[i] == e[i - 1] && inram(i); i++)
-					if (cat[i] == "anon") cat[i] = "ram"
+					if (cat[i] != "vmlinux") cat[i] = "ram"
+			}
+			if (mode == "others") {
+				for (i = 1; i <= n; i++)
+					if (cat[i] == "anon" && r[i] > 0) printf "%s %d %d\n", range[i], r[i], size[i]
+				exit
 			}
 			for (i = 1; i <= n; i++) {
-				k = cat[i] == "anon" ? "other" : cat[i]
+				k = cat[i] == "anon" || cat[i] == "merged" ? "other" : cat[i]
 				rss[k] += r[i]; pss[k] += p[i]; anon[k] += a[i]
 			}
 			k = split("ram vmlinux image bin heap other", c, " ")
 			for (i = 1; i <= k; i++) printf "%s %d %d %d\n", c[i], rss[c[i]], pss[c[i]], anon[c[i]]
 		}' "/proc/$1/smaps" || return 1
+	[[ "${3:-}" == others ]] && return 0
 	awk '$1 == "Rss:" { r = $2 } $1 == "Pss:" { p = $2 } $1 == "Anonymous:" { a = $2 }
 		END { printf "total %d %d %d\n", r, p, a }' "/proc/$1/smaps_rollup"
 }
