@@ -49,7 +49,8 @@ static uint64_t hash_mix(uint64_t h)
 	return h ^ (h >> 33);
 }
 
-/* Four independent lanes, so that the multiplies overlap: ~0.2 us a page. */
+/* Four independent lanes, so that the multiplies overlap: 0.7-1.1 us a page on this (busy)
+ * machine at -O2. */
 static uint64_t page_hash(const void *p)
 {
 	const uint64_t *w = p;
@@ -248,7 +249,7 @@ int same_pages_revisit(struct same_pages *sp, void *page)
 		p = mmap(page, PAGE, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED)
-			return -errno; /* it had zeroes only, which the mapping was to give back */
+			return -errno; /* it may have unmapped the page first: lost */
 		same_pages_advise(sp, page);
 		same_pages_mark(sp, i, false);
 		return SAME_PAGES_ZEROED;
