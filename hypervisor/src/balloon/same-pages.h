@@ -13,9 +13,9 @@
  * Learning: every page the sweep hands over is hashed into a small table (one slot per hash
  * bucket, a count that grows on the same hash and shrinks on another: a content that repeats
  * keeps its slot; the counts start over with each sweep). On its SAME_PAGES_MIN_COPIES-th
- * sighting in one sweep the page's bytes become a pattern
- * (written once; a pattern never changes while pages map it). Merging: a page whose hash and
- * bytes equal a pattern's is mapped onto it.
+ * sighting in one sweep the page's bytes become a pattern (written once; a pattern never
+ * changes while pages map it). Merging: a page whose hash and bytes equal a pattern's is
+ * mapped onto it.
  *
  * Within one VM only: no page is shared between VMs, so a merge is no side channel between
  * pods; inside the VM it is one between the pod's own apps, as the guest's own page sharing
