@@ -47,7 +47,7 @@ static volatile uint64_t *page_at(unsigned i)
 	return (volatile uint64_t *) (SCRATCH + (uint64_t) i * PAGE_WORDS * 8);
 }
 
-static uint64_t race(uint64_t *same_bad)
+static uint64_t race(uint64_t *same_race_bad)
 {
 	uint64_t start = rdtsc(), rounds = 0, bad = 0;
 
@@ -70,7 +70,7 @@ static uint64_t race(uint64_t *same_bad)
 			p[w] = rounds;
 			for (unsigned spin = 0; spin < 32; spin++)
 				__asm__ volatile("pause");
-			*same_bad += p[w] != rounds;
+			*same_race_bad += p[w] != rounds;
 			p[w] = same(w);
 		}
 	}
