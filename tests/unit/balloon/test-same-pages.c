@@ -38,7 +38,7 @@ static uint8_t *page(unsigned i)
 /* Content c: the same in every page filled with it; c >= 0x1000 are one-page contents. */
 static void fill(unsigned i, unsigned c)
 {
-	uint32_t *w = (uint32_t *) page(i);
+	uint32_t *w = (uint32_t *) (void *) page(i);
 
 	for (unsigned k = 0; k < PG / 4; k++)
 		w[k] = c * 0x10001u + k;
@@ -46,7 +46,7 @@ static void fill(unsigned i, unsigned c)
 
 static bool holds(unsigned i, unsigned c)
 {
-	const uint32_t *w = (const uint32_t *) page(i);
+	const uint32_t *w = (const uint32_t *) (const void *) page(i);
 
 	for (unsigned k = 0; k < PG / 4; k++)
 		if (w[k] != c * 0x10001u + k)
