@@ -153,9 +153,26 @@ static void same_pages_mark(struct same_pages *sp, uint64_t i, bool merged)
 	}
 }
 
+/*
+ * Map fresh anonymous memory at page (zeroes), as guest RAM is, and forget any merge there.
+ * -errno when mmap() fails: it may have unmapped the page first, which is then lost.
+ */
+static int same_pages_unmerge(struct same_pages *sp, uint8_t *page, uint64_t i)
+{
+	void *p = mmap(page, PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	same_pages_advise(sp, page);
+	same_pages_mark(sp, i, false);
+	return 0;
+}
+
 /* Map page onto pattern k, whose bytes it has (it may be merged already: a private copy). */
 static int same_pages_merge(struct same_pages *sp, uint8_t *page, uint64_t i, unsigned k)
 {
+	int r;
 	void *p = mmap(page, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE,
 		       sp->fd, (off_t) (k * PAGE));
 
@@ -167,13 +184,10 @@ static int same_pages_merge(struct same_pages *sp, uint8_t *page, uint64_t i, un
 	/* A MAP_FIXED mmap() that fails may have unmapped the page first: map anonymous memory
 	 * there again and give it the page's bytes, which are the pattern's. */
 	sp->failed++;
-	p = mmap(page, PAGE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
-		return -errno;
+	r = same_pages_unmerge(sp, page, i);
+	if (r < 0)
+		return r;
 	memcpy(page, sp->view + k * PAGE, PAGE);
-	same_pages_advise(sp, page);
-	same_pages_mark(sp, i, false);
 	return 0;
 }
 
@@ -230,7 +244,6 @@ int same_pages_visit(struct same_pages *sp, void *page)
 int same_pages_revisit(struct same_pages *sp, void *page)
 {
 	uint64_t i, e = 0;
-	void *p;
 	int k;
 
 	assert_return(sp && page, -EINVAL);
@@ -246,13 +259,9 @@ int same_pages_revisit(struct same_pages *sp, void *page)
 	/* A private copy the guest wrote. All zero: anonymous memory again, which reads as
 	 * zeroes and costs nothing until written. */
 	if (zero_page_check(page)) {
-		p = mmap(page, PAGE, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-		if (p == MAP_FAILED)
-			return -errno; /* it may have unmapped the page first: lost */
-		same_pages_advise(sp, page);
-		same_pages_mark(sp, i, false);
-		return SAME_PAGES_ZEROED;
+		int r = same_pages_unmerge(sp, page, i);
+
+		return r < 0 ? r : SAME_PAGES_ZEROED;
 	}
 	/* The bytes of a pattern again (a struct page back as it was): merge it again. */
 	k = same_pages_find(sp, page, page_hash(page));
