@@ -20,6 +20,10 @@
  *                                              ("stdin tty=0|1 eof" at end of input)
  *   syscall=NAME                               call uname, getppid, sync or umask: ok or errno
  *   kill=PID:SIG                               send signal number SIG to PID: ok or errno
+ *   wchan                                      fork a child that sleeps in pause(), print
+ *                                              the kernel function it waits in, which the
+ *                                              kernel finds by unwinding its stack (/proc/
+ *                                              PID/wchan: "wchan 0" if it could not)
  *   serve=PORT[:N]  connect=IP:PORT            TCP server and client (cc-testapp-tcp.c)
  *   mds=PATH  mds-serve=PORT:TOKEN:N           metadata service client and stand-in (same)
  *   recv=PORT  send=IP:PORT:MB                 bulk TCP transfer, timed (cc-testapp-bulk.c)
@@ -37,6 +41,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -242,6 +247,61 @@ static void step_kill(const char *arg)
 		testapp_say("kill %s ok", arg);
 }
 
+/* The state letter of /proc/PID/stat, after the command name in parentheses; 0 if unknown. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static void step_wchan(void)
+{
+	char path[64], name[128];
+	ssize_t n = -1;
+	int fd, i, err;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0) {
+		testapp_say("wchan errno=%s", testapp_errno_name(errno));
+		return;
+	}
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	for (i = 0; i < 50 && proc_state(pid) != 'S'; i++)
+		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int) pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, name, sizeof(name) - 1);
+		close(fd);
+	}
+	err = errno;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	if (n < 0) {
+		testapp_say("wchan errno=%s", testapp_errno_name(err));
+		return;
+	}
+	name[n] = '\0';
+	testapp_say("wchan %s", name);
+}
+
 static void step_sleep(const char *arg)
 {
 	struct timespec ts = {.tv_sec = strtol(arg, NULL, 10)};
@@ -312,6 +372,8 @@ static int step(const char *s)
 		step_syscall(arg);
 	else if (strncmp(s, "kill=", 5) == 0)
 		step_kill(arg);
+	else if (strcmp(s, "wchan") == 0)
+		step_wchan();
 	else if (strcmp(s, "stdin") == 0)
 		step_stdin();
 	else if (strncmp(s, "serve=", 6) == 0)
