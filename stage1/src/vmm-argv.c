@@ -71,10 +71,9 @@ static void add(struct argv_builder *b, const char *fmt, ...)
  *                         floor, 4 batches, is what applies whatever the VM's size;
  *   slub_sysfs=off        no /sys/kernel/slab (a patch of ours, guest-image/kernel/patches/):
  *                         3,000 kernfs nodes nothing in the guest reads (-0.4 MB per pod);
- *   memmap_lru_zero=1     the struct pages inside free blocks all have the same bytes, whether
- *                         the memory was used before or not (a patch of ours), so the memmap
- *                         pages that hold only such struct pages repeat, and --merge-pages
- *                         keeps one copy of them;
+ *   memmap_lru_zero=1     the struct pages of free memory the guest has never used all have
+ *                         the same bytes (a patch of ours), so the memmap pages that hold only
+ *                         such struct pages repeat, and --merge-pages keeps one copy of them;
  *   orc_lookup=lazy       the kernel builds no table for its stack unwinder at boot (a patch
  *                         of ours): the fill read all of .orc_unwind_ip and wrote .orc_lookup
  *                         in every VM; an unwind (an oops, a WARN) searches the whole table;
