@@ -34,11 +34,12 @@ alive() {
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f\n", k / 1024 }'; }
 memavail_kb() { awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo; }
 
-# smaps_split PID MEM_MIB [others]: "cat rss pss anon" lines (kB) for the categories
+# smaps_split PID MEM_MIB [others|base]: "cat rss pss anon" lines (kB) for the categories
 #   ram vmlinux image bin heap other total
 # of the process's mappings (see the header); total is from smaps_rollup. With "others": the
 # resident anonymous mappings that are not guest RAM instead (stacks, arenas, buffers), one
-# "range rss_kb size_kb" line each.
+# "range rss_kb size_kb" line each. With "base": the address where guest RAM starts (guest
+# physical address 0: the first mapping of the run), in hex.
 smaps_split() {
 	# Guest RAM is every anonymous mapping in the address-contiguous run of mappings that holds
 	# the biggest anonymous one (at least an eighth of the VM's memory): cc-vmm maps the vmlinux
@@ -51,7 +52,7 @@ smaps_split() {
 			n++
 			split($1, ad, "-"); s[n] = ad[1]; e[n] = ad[2]; range[n] = $1
 			path = $6; perms[n] = $2
-			if (path ~ /vmlinux$/) cat[n] = "vmlinux"
+			if (path ~ /vmlinux/) cat[n] = "vmlinux"
 			else if (path ~ /^\/memfd:cc-vmm-same-pages/) cat[n] = "merged"
 			else if (path ~ /(guest\.img|rootfs\.img)$/) cat[n] = "image"
 			else if (path ~ /^\//) cat[n] = "bin"
@@ -72,8 +73,14 @@ smaps_split() {
 				cat[b] = "ram"
 				for (i = b - 1; i >= 1 && e[i] == s[i + 1] && inram(i); i--)
 					if (cat[i] != "vmlinux") cat[i] = "ram"
+				first = i + 1
 				for (i = b + 1; i <= n && s[i] == e[i - 1] && inram(i); i++)
 					if (cat[i] != "vmlinux") cat[i] = "ram"
+			}
+			if (mode == "base") {
+				if (!b) exit 1
+				print s[first]
+				exit
 			}
 			if (mode == "others") {
 				for (i = 1; i <= n; i++)
@@ -87,7 +94,7 @@ smaps_split() {
 			k = split("ram vmlinux image bin heap other", c, " ")
 			for (i = 1; i <= k; i++) printf "%s %d %d %d\n", c[i], rss[c[i]], pss[c[i]], anon[c[i]]
 		}' "/proc/$1/smaps" || return 1
-	[[ "${3:-}" == others ]] && return 0
+	[[ "${3:-}" == others || "${3:-}" == base ]] && return 0
 	awk '$1 == "Rss:" { r = $2 } $1 == "Pss:" { p = $2 } $1 == "Anonymous:" { a = $2 }
 		END { printf "total %d %d %d\n", r, p, a }' "/proc/$1/smaps_rollup"
 }
