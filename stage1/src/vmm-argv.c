@@ -71,15 +71,23 @@ static void add(struct argv_builder *b, const char *fmt, ...)
  *                         floor, 4 batches, is what applies whatever the VM's size;
  *   slub_sysfs=off        no /sys/kernel/slab (a patch of ours, guest-image/kernel/patches/):
  *                         3,000 kernfs nodes nothing in the guest reads (-0.4 MB per pod);
- *   memmap_lru_zero=1     the struct pages of free memory the guest has never used all have
- *                         the same bytes (a patch of ours), so the memmap pages that hold only
- *                         such struct pages repeat, and --merge-pages keeps one copy of them;
+ *   memmap_lru_zero=1     the struct pages of free memory the guest has never used, and of
+ *                         the memory it reserved at boot (its image, the memmap), have the
+ *                         same bytes (a patch of ours), so the memmap pages that hold only such
+ *                         struct pages repeat, and --merge-pages keeps one copy of them;
  *   orc_lookup=lazy       the kernel builds no table for its stack unwinder at boot (a patch
  *                         of ours): the fill read all of .orc_unwind_ip and wrote .orc_lookup
  *                         in every VM; an unwind (an oops, a WARN) searches the whole table;
  *   iomap_ioend_pool=1    iomap's write-back keeps one bio in reserve instead of 32 (a patch of
  *                         ours): no file system of the guest writes back through iomap, and
  *                         one still guarantees forward progress (-0.13 MB of slab per pod);
+ *   dhash_entries=, ihash_entries=
+ *                         the dentry and inode hash tables get a bucket per 32 and per 64 KiB
+ *                         of the VM's RAM (GUEST_DHASH_KIB, GUEST_IHASH_KIB) instead of per 8
+ *                         and 16: any file lookup writes a bucket, so an idle pod had written
+ *                         every page of both tables (4,096 and 2,048 buckets on a 128 MiB VM:
+ *                         -0.14 MB per pod). A pod's RAM is mostly its apps' own memory, not
+ *                         cached files, and a chain of a few dentries costs a lookup little;
  * and, in rootflags, inode_readahead_blks=0: ext4 reads an inode's own table block, not the 32
  *                         around it. Those copies of the DAX root's inode table were most of
  *                         the guest's Buffers (0.9 -> 0.3 MB per pod); a block read from pmem
@@ -91,6 +99,8 @@ static void add(struct argv_builder *b, const char *fmt, ...)
 	"sysctl.vm.percpu_pagelist_high_fraction=" GUEST_PCP_HIGH_FRACTION " slub_sysfs=off " \
 	"memmap_lru_zero=1 orc_lookup=lazy iomap_ioend_pool=1"
 #define GUEST_ROOT_FLAGS "dax,inode_readahead_blks=0"
+#define GUEST_DHASH_KIB	 32
+#define GUEST_IHASH_KIB	 64
 
 /*
  * reboot=k panic=-1: the guest ends its VM by resetting through the keyboard controller, and a
@@ -111,8 +121,9 @@ static int cmdline_build(const struct vmm_config *c, char **ret)
 		     "cc.mount=cc-stage2:/opt/stage2 cc.mount=cc-rkt:/rkt "
 		     "cc.mount=cc-journal:/var/log/journal reboot=k panic=-1 "
 		     "systemd.crash_reboot=1 rootwait " GUEST_DENSITY_PARAMS
-		     " systemd.machine_id=%s %s%s%s",
-		     c->machine_id,
+		     " dhash_entries=%llu ihash_entries=%llu systemd.machine_id=%s %s%s%s",
+		     (unsigned long long) c->mem_mib * 1024 / GUEST_DHASH_KIB,
+		     (unsigned long long) c->mem_mib * 1024 / GUEST_IHASH_KIB, c->machine_id,
 		     c->debug ? "debug systemd.log_level=debug"
 			      : "quiet loglevel=1 systemd.show_status=false "
 				"systemd.log_level=warning",

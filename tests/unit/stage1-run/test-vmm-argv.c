@@ -72,7 +72,8 @@ START_TEST(test_quiet)
 		"systemd.crash_reboot=1 rootwait "
 		"cgroup.memory=nokmem noreplace-smp "
 		"sysctl.vm.percpu_pagelist_high_fraction=1000000 slub_sysfs=off "
-		"memmap_lru_zero=1 orc_lookup=lazy iomap_ioend_pool=1 systemd.machine_id=" MID
+		"memmap_lru_zero=1 orc_lookup=lazy iomap_ioend_pool=1 dhash_entries=10240 "
+		"ihash_entries=5120 systemd.machine_id=" MID
 		" quiet loglevel=1 systemd.show_status=false "
 		"systemd.log_level=warning",
 	};
