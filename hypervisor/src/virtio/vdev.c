@@ -22,9 +22,12 @@ void vdev_fail(struct vdev *dev)
 		dev->transport.needs_reset(dev->transport.opaque);
 }
 
-uint16_t vdev_queue_max(const struct vdev *dev)
+uint16_t vdev_queue_max(const struct vdev *dev, unsigned q)
 {
-	uint16_t m = dev->ops->queue_max;
+	uint16_t m = dev->ops->queue_max_of ? dev->ops->queue_max_of(dev, q) : 0;
+
+	if (!m)
+		m = dev->ops->queue_max;
 
 	return m && m <= VIRTQ_MAX_SIZE ? m : VIRTQ_MAX_SIZE;
 }

@@ -41,6 +41,12 @@ struct vdev_ops {
 	 * vsock: one page per entry), so this is a memory cost per VM (docs/devices.md).
 	 */
 	uint16_t queue_max;
+	/*
+	 * Optional: the size offered for queue q where it differs from queue_max, e.g. a receive
+	 * queue the driver fills with buffers next to a transmit queue it does not (same rules;
+	 * 0 means queue_max).
+	 */
+	uint16_t (*queue_max_of)(const struct vdev *dev, unsigned q);
 	/* Device-specific feature bits (the transport adds VERSION_1, EVENT_IDX, INDIRECT_DESC). */
 	uint64_t (*get_features)(struct vdev *dev);
 	/* Device config space, bounds-checked against config_size by the transport. */
@@ -79,7 +85,8 @@ struct vdev {
  * queue is broken (see struct virtq), the device is failed with vdev_fail() instead.
  */
 void vdev_queue_done(struct vdev *dev, unsigned q);
-/* The queue size the device offers: ops->queue_max, or VIRTQ_MAX_SIZE when unset. */
-uint16_t vdev_queue_max(const struct vdev *dev);
+/* The size the device offers for queue q: ops->queue_max_of or ops->queue_max, or
+ * VIRTQ_MAX_SIZE when unset. */
+uint16_t vdev_queue_max(const struct vdev *dev, unsigned q);
 /* The driver broke the device: ask the transport to set DEVICE_NEEDS_RESET and tell it. */
 void vdev_fail(struct vdev *dev);

@@ -16,8 +16,9 @@
 #include "virtio/transport/mmio.h"
 #include "vtest.h"
 
-#define BASE 0xd0000000ull
-#define NUM  16 /* the device's queue_max */
+#define BASE   0xd0000000ull
+#define RX_NUM 8 /* the sizes the device offers (QueueNumMax) */
+#define TX_NUM 16
 
 static struct vtest_guest g;
 static struct vtest_irq irq;
@@ -48,6 +49,11 @@ static void wr(uint64_t off, uint32_t v)
 	vtrans_mmio_iobus_ops.write(t, off, &v, 4);
 }
 
+static unsigned num_of(unsigned q)
+{
+	return q == VCON_RX ? RX_NUM : TX_NUM;
+}
+
 static void driver_setup_queue(unsigned q)
 {
 	/* Fresh rings, as a driver allocates them on every (re)initialisation. */
@@ -55,7 +61,8 @@ static void driver_setup_queue(unsigned q)
 	memset(vtest_hva(&g, VTEST_AVAIL + q * 0x1000), 0, 0x1000);
 	memset(vtest_hva(&g, VTEST_USED + q * 0x1000), 0, 0x1000);
 	wr(0x030, q);
-	wr(0x038, NUM);
+	ck_assert_uint_eq(rd(0x034), num_of(q));
+	wr(0x038, num_of(q));
 	wr(0x080, (uint32_t) (VTEST_DESC + q * 0x1000));
 	wr(0x090, (uint32_t) (VTEST_AVAIL + q * 0x1000));
 	wr(0x0a0, (uint32_t) (VTEST_USED + q * 0x1000));
@@ -140,14 +147,15 @@ static uint16_t driver_post(unsigned q, uint64_t buf_gpa, const uint32_t *lens, 
 			    bool writable)
 {
 	uint64_t table = VTEST_DESC + q * 0x1000;
-	uint16_t head = next_desc[q] % NUM;
+	uint16_t head = next_desc[q] % num_of(q);
 
 	for (unsigned i = 0; i < n; i++) {
-		uint16_t d = next_desc[q]++ % NUM;
+		uint16_t d = next_desc[q]++ % num_of(q);
 		uint16_t flags =
 			(writable ? VIRTQ_DESC_F_WRITE : 0) | (i + 1 < n ? VIRTQ_DESC_F_NEXT : 0);
 
-		vtest_desc_set(&g, table, d, buf_gpa, lens[i], flags, (uint16_t) ((d + 1) % NUM));
+		vtest_desc_set(&g, table, d, buf_gpa, lens[i], flags,
+			       (uint16_t) ((d + 1) % num_of(q)));
 		buf_gpa += lens[i];
 	}
 	vtest_avail_add(&g, queue(q), head);
@@ -376,27 +384,50 @@ START_TEST(test_console_needs_transmit_queue)
 }
 END_TEST
 
+/* The receive queue, which the guest fills with a page per entry, is offered smaller than the
+ * transmit queue, and a bigger size is refused there. */
+START_TEST(test_console_rx_queue_is_small)
+{
+	wr(0x070, 0);
+	wr(0x070, 1);
+	wr(0x070, 1 | 2);
+	wr(0x024, 1);
+	wr(0x020, 1);
+	wr(0x070, 1 | 2 | 8);
+	wr(0x030, VCON_RX);
+	ck_assert_uint_eq(rd(0x034), RX_NUM);
+	wr(0x038, TX_NUM);
+	wr(0x080, (uint32_t) VTEST_DESC);
+	wr(0x090, (uint32_t) VTEST_AVAIL);
+	wr(0x0a0, (uint32_t) VTEST_USED);
+	wr(0x044, 1);
+	ck_assert_uint_eq(rd(0x044), 0);
+	wr(0x030, VCON_TX);
+	ck_assert_uint_eq(rd(0x034), TX_NUM);
+}
+END_TEST
+
 START_TEST(test_console_tx_yields_to_other_sources)
 {
-	char out[NUM];
+	char out[TX_NUM];
 	struct vcon_stats st;
 
 	/* A full ring (more than one turn's budget), published at once with a single avail
 	 * index update, comes out whole and in order. */
-	for (unsigned i = 0; i < NUM; i++) {
+	for (unsigned i = 0; i < TX_NUM; i++) {
 		((char *) vtest_hva(&g, VTEST_BUF))[i] = (char) ('A' + i % 26);
 		vtest_desc_set(&g, VTEST_DESC + 0x1000, i, VTEST_BUF + i, 1, 0, 0);
 		ck_assert_int_eq(
 			gmem_write_u16(&g.gm, VTEST_AVAIL + 0x1000 + 4 + 2 * i, (uint16_t) i), 0);
 	}
-	vtest_avail_set_idx(&g, queue(VCON_TX), NUM);
+	vtest_avail_set_idx(&g, queue(VCON_TX), TX_NUM);
 	wr(0x050, VCON_TX);
 	read_exact(out_pipe[0], out, sizeof(out));
 	ck_assert_int_eq(memcmp(out, vtest_hva(&g, VTEST_BUF), sizeof(out)), 0);
-	ck_assert(wait_used(VCON_TX, NUM));
+	ck_assert(wait_used(VCON_TX, TX_NUM));
 	vcon_get_stats(dev, &st);
 	ck_assert_uint_ge(st.tx_yields, 1);
-	ck_assert_uint_eq(st.tx_bytes, NUM);
+	ck_assert_uint_eq(st.tx_bytes, TX_NUM);
 	ck_assert(!fd_has_data(out_pipe[0], 10));
 }
 END_TEST
@@ -497,6 +528,7 @@ int main(void)
 	tcase_add_test(tc, test_console_reset_drops_pending_and_restarts);
 	tcase_add_test(tc, test_console_input_eof_is_quiet);
 	tcase_add_test(tc, test_console_needs_transmit_queue);
+	tcase_add_test(tc, test_console_rx_queue_is_small);
 	tcase_add_test(tc, test_console_survives_reset_storm);
 	tcase_add_test(tc, test_console_tx_yields_to_other_sources);
 	suite_add_tcase(s, tc);

@@ -320,10 +320,24 @@ static void vcon_free(struct vdev *dev)
 	free(c);
 }
 
+/*
+ * The guest fills the rx queue with one page per entry, so 8 entries are 32 KiB of its RAM;
+ * console input is typed or piped text, which the driver reads and reposts at once. The tx
+ * queue posts nothing ahead: 16 entries let a burst of output use more than a turn's budget.
+ */
+#define VCON_RX_QUEUE_MAX 8
+#define VCON_TX_QUEUE_MAX 16
+
+static uint16_t vcon_queue_max_of(const struct vdev *dev, unsigned q)
+{
+	(void) dev;
+	return q == VCON_RX ? VCON_RX_QUEUE_MAX : VCON_TX_QUEUE_MAX;
+}
+
 static const struct vdev_ops vcon_ops = {
 	.device_id = VIRTIO_ID_CONSOLE,
-	/* The guest fills the rx queue with one page per entry: 16 are 64 KiB per VM. */
-	.queue_max = 16,
+	.queue_max = VCON_TX_QUEUE_MAX,
+	.queue_max_of = vcon_queue_max_of,
 	.get_features = vcon_get_features,
 	.config_read = vcon_config_read,
 	.config_write = vcon_config_write,

@@ -289,7 +289,7 @@ static void vtrans_mmio_queue_write(struct vtrans_mmio *t, uint64_t off, uint32_
 	switch (off) {
 	case MMIO_QUEUE_NUM:
 		/* An invalid size is kept as 0, so that QueueReady refuses it. */
-		vq->num = v <= vdev_queue_max(t->dev) ? (uint16_t) v : 0;
+		vq->num = v <= vdev_queue_max(t->dev, t->queue_sel) ? (uint16_t) v : 0;
 		break;
 	case MMIO_QUEUE_DESC_LOW:
 	case MMIO_QUEUE_DESC_HIGH:
@@ -355,7 +355,7 @@ static uint32_t vtrans_mmio_reg_read(struct vtrans_mmio *t, uint64_t off)
 			return 0;
 		return (uint32_t) (t->device_features >> (32 * t->device_features_sel));
 	case MMIO_QUEUE_NUM_MAX:
-		return vq ? vdev_queue_max(t->dev) : 0;
+		return vq ? vdev_queue_max(t->dev, t->queue_sel) : 0;
 	case MMIO_QUEUE_READY:
 		return vq ? vq->ready : 0;
 	case MMIO_STATUS:
