@@ -2,14 +2,25 @@
 /*
  * Fuzz target: the kernel image parser (ELF64 and bzImage headers), then the RAM check, as
  * cc-vmm runs them on a --kernel file. The input is the head of the file; its size is also the
- * file size, so truncation checks are exercised.
+ * file size, so truncation checks are exercised. Then the whole input as the file whose
+ * pre-written alternatives cc-vmm and cc-vmlinux-prewrite look for (loader/altinstr.h).
  */
 #include <stddef.h>
 #include <stdint.h>
 
+#include "loader/altinstr.h"
 #include "loader/kernel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int fuzz_site(const struct altinstr_site *site, void *userdata)
+{
+	const size_t *size = userdata;
+
+	if (site->len == 0 || site->file_off > *size || site->len > *size - site->file_off)
+		__builtin_trap();
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *msg = NULL;
 	size_t head = size < KERNEL_HEADER_READ ? size : KERNEL_HEADER_READ;
 
+	(void) altinstr_for_each(data, size, fuzz_site, &size, &msg);
 	if (kernel_parse(data, head, size, &img, &msg) < 0)
 		return 0;
 	if (img.n_segments == 0 || img.n_segments > KERNEL_MAX_SEGMENTS)

@@ -146,6 +146,9 @@ int vm_kernel_setup(struct vm *vm, struct vm_error *reterr)
 	if (r < 0)
 		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, r, "cannot load kernel '%s'",
 				    vm->cfg.kernel_path);
+	r = vm_kernel_smap_fixup(vm, fd, (uint64_t) st.st_size, reterr);
+	if (r < 0)
+		return r;
 	/* The mapped kernel ranges get memslots of their own; RAM gets the rest. */
 	for (unsigned i = 0; i < n_mapped; i++) {
 		/* A new mapping over RAM: it lost RAM's advice. Its pages the guest writes (text

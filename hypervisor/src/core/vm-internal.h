@@ -108,6 +108,9 @@ int vm_memslot_add(struct vm *vm, uint64_t gpa, uint64_t size, void *hva, bool r
 void vm_memory_free(struct vm *vm);
 int vm_pmem_setup(struct vm *vm, struct vm_error *reterr);
 int vm_kernel_setup(struct vm *vm, struct vm_error *reterr);
+/* After kernel_load: a guest without SMAP gets NOPs back at the clac/stac sites its kernel
+ * file holds pre-written (core/kernel-smap.c). */
+int vm_kernel_smap_fixup(struct vm *vm, int fd, uint64_t file_size, struct vm_error *reterr);
 
 /* vcpu-pause.c: stop every started vCPU outside KVM_RUN and outside any MMIO handler, and let
  * them go again. vm_vcpus_pause() returns 0, or -ETIMEDOUT (a vCPU did not stop within

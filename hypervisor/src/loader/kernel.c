@@ -63,6 +63,21 @@ int kernel_segment_mappable(const struct kernel_segment *s)
 	       s->filesz >= KERNEL_PAGE;
 }
 
+int kernel_gpa_of(const struct kernel_image *img, uint64_t off, uint64_t n, uint64_t *ret_gpa)
+{
+	assert_return(img && ret_gpa, -EINVAL);
+	for (unsigned i = 0; i < img->n_segments; i++) {
+		const struct kernel_segment *s = &img->segments[i];
+
+		if (off >= s->file_off && off - s->file_off <= s->filesz &&
+		    n <= s->filesz - (off - s->file_off)) {
+			*ret_gpa = s->gpa + (off - s->file_off);
+			return 0;
+		}
+	}
+	return -ERANGE;
+}
+
 static int kernel_pread_all(int fd, void *buf, uint64_t len, uint64_t off)
 {
 	uint8_t *p = buf;

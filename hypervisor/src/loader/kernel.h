@@ -71,6 +71,9 @@ int kernel_check_ram(const struct kernel_image *img, const struct kernel_ram *ra
 /* True when segment s is mmap'd from the file (its full pages), false when it is copied. */
 int kernel_segment_mappable(const struct kernel_segment *s);
 
+/* The guest address n bytes at file offset off land at: -ERANGE unless one segment holds them. */
+int kernel_gpa_of(const struct kernel_image *img, uint64_t off, uint64_t n, uint64_t *ret_gpa);
+
 /*
  * Place the image in guest RAM from fd (the opened kernel file). *ret_n_mapped gets the number
  * of file-mapped ranges written to ret_mapped (gpa/size pairs, each wants its own memslot).

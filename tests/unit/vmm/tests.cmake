@@ -17,3 +17,6 @@ cc_add_fuzzer(NAME fuzz-kernel
 cc_add_check_test(NAME test-vmm-config LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-config.c
   LIBS vmm)
+cc_add_check_test(NAME test-vmm-altinstr LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-altinstr.c
+  LIBS vmm)
