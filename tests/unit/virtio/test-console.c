@@ -70,16 +70,22 @@ static void driver_setup_queue(unsigned q)
 	ck_assert_uint_eq(rd(0x044), 1);
 }
 
-static void driver_init(void)
+/* Reset, then ACKNOWLEDGE, DRIVER and FEATURES_OK with VERSION_1 only: queues come next. */
+static void driver_negotiate(void)
 {
 	wr(0x070, 0);
-	memset(next_desc, 0, sizeof(next_desc));
-	ck_assert_uint_eq(rd(0x008), VIRTIO_ID_CONSOLE);
 	wr(0x070, 1);
 	wr(0x070, 1 | 2);
 	wr(0x024, 1);
-	wr(0x020, 1); /* VERSION_1 only */
+	wr(0x020, 1);
 	wr(0x070, 1 | 2 | 8);
+}
+
+static void driver_init(void)
+{
+	memset(next_desc, 0, sizeof(next_desc));
+	ck_assert_uint_eq(rd(0x008), VIRTIO_ID_CONSOLE);
+	driver_negotiate();
 	ck_assert_uint_eq(rd(0x070), 1 | 2 | 8);
 	driver_setup_queue(VCON_RX);
 	driver_setup_queue(VCON_TX);
@@ -372,12 +378,7 @@ END_TEST
 
 START_TEST(test_console_needs_transmit_queue)
 {
-	wr(0x070, 0);
-	wr(0x070, 1);
-	wr(0x070, 1 | 2);
-	wr(0x024, 1);
-	wr(0x020, 1);
-	wr(0x070, 1 | 2 | 8);
+	driver_negotiate();
 	driver_setup_queue(VCON_RX);
 	wr(0x070, 1 | 2 | 8 | 4);
 	ck_assert_uint_eq(rd(0x070) & 64, 64); /* NEEDS_RESET */
@@ -388,12 +389,7 @@ END_TEST
  * transmit queue, and a bigger size is refused there. */
 START_TEST(test_console_rx_queue_is_small)
 {
-	wr(0x070, 0);
-	wr(0x070, 1);
-	wr(0x070, 1 | 2);
-	wr(0x024, 1);
-	wr(0x020, 1);
-	wr(0x070, 1 | 2 | 8);
+	driver_negotiate();
 	wr(0x030, VCON_RX);
 	ck_assert_uint_eq(rd(0x034), RX_NUM);
 	wr(0x038, TX_NUM);

@@ -129,14 +129,20 @@ static int run(struct seen *s, const char **msg)
 	return altinstr_for_each(elf, sizeof(elf), collect, s, msg);
 }
 
+/* A good file with a clac and a stac site. */
+static void elf_make_two(void)
+{
+	elf_make();
+	alt_add(0x10, 0x00, clac, SMAP, 3, 3);
+	alt_add(0x20, 0x04, stac, SMAP, 3, 3);
+}
+
 START_TEST(test_qualifying_sites)
 {
 	const char *msg = NULL;
 	struct seen s;
 
-	elf_make();
-	alt_add(0x10, 0x00, clac, SMAP, 3, 3);
-	alt_add(0x20, 0x04, stac, SMAP, 3, 3);
+	elf_make_two();
 	alt_add(0x30, 0x08, lfence, LFENCE, 3, 3);
 	alt_add(0x40, 0x0c, clac, SMAP | 0x8000, 3, 3); /* ALT_NOT(SMAP) */
 	alt_add(0x50, 0x10, clac, 3 * 32 + 19, 3, 3);	/* another feature */
@@ -160,9 +166,7 @@ START_TEST(test_callback_error_stops)
 	const char *msg = NULL;
 	struct seen s;
 
-	elf_make();
-	alt_add(0x10, 0x00, clac, SMAP, 3, 3);
-	alt_add(0x20, 0x04, stac, SMAP, 3, 3);
+	elf_make_two();
 	memset(&s, 0, sizeof(s));
 	s.fail_at = 2;
 	ck_assert_int_eq(altinstr_for_each(elf, sizeof(elf), collect, &s, &msg), -EIO);
@@ -275,9 +279,7 @@ START_TEST(test_undo_smap_sites)
 	struct gmem gm;
 	unsigned n = 0;
 
-	elf_make();
-	alt_add(0x10, 0x00, clac, SMAP, 3, 3);
-	alt_add(0x20, 0x04, stac, SMAP, 3, 3);
+	elf_make_two();
 	alt_add(0x30, 0x08, lfence, LFENCE, 3, 3);
 	alt_add(0x40, 0x0c, clac, SMAP, 3, 3); /* left as NOPs by the build: nothing to undo */
 	/* The build's pre-writing, then the VM's copy of the text. */
