@@ -84,10 +84,11 @@ static void add(struct argv_builder *b, const char *fmt, ...)
  *   dhash_entries=, ihash_entries=
  *                         the dentry and inode hash tables get a bucket per 32 and per 64 KiB
  *                         of the VM's RAM (GUEST_DHASH_KIB, GUEST_IHASH_KIB) instead of per 8
- *                         and 16: any file lookup writes a bucket, so an idle pod had written
- *                         every page of both tables (4,096 and 2,048 buckets on a 128 MiB VM:
- *                         -0.14 MB per pod). A pod's RAM is mostly its apps' own memory, not
- *                         cached files, and a chain of a few dentries costs a lookup little;
+ *                         and 16: each cached dentry and inode is linked into a bucket, so an
+ *                         idle pod had written every page of both tables (4,096 and 2,048
+ *                         buckets on a 128 MiB VM: -0.14 MB per pod). A pod's RAM is mostly
+ *                         its apps' own memory, not cached files, and a chain of a few
+ *                         dentries costs a lookup little;
  * and, in rootflags, inode_readahead_blks=0: ext4 reads an inode's own table block, not the 32
  *                         around it. Those copies of the DAX root's inode table were most of
  *                         the guest's Buffers (0.9 -> 0.3 MB per pod); a block read from pmem
