@@ -328,10 +328,11 @@ static void vcon_free(struct vdev *dev)
 #define VCON_RX_QUEUE_MAX 8
 #define VCON_TX_QUEUE_MAX 16
 
+/* The rx queue's size; the tx queue takes queue_max (0). */
 static uint16_t vcon_queue_max_of(const struct vdev *dev, unsigned q)
 {
 	(void) dev;
-	return q == VCON_RX ? VCON_RX_QUEUE_MAX : VCON_TX_QUEUE_MAX;
+	return q == VCON_RX ? VCON_RX_QUEUE_MAX : 0;
 }
 
 static const struct vdev_ops vcon_ops = {
