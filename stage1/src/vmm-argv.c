@@ -56,10 +56,9 @@ static void add(struct argv_builder *b, const char *fmt, ...)
 }
 
 /*
- * Guest kernel options for density (docs/benchmarks.md, "Pod density", each measured alone):
- *   cgroup.memory=nokmem  no kernel-memory accounting in the guest's cgroups: each extra
- *                         per-CPU chunk then carries no 4 MiB owner array (-4.4 MB per pod);
- *                         app memory limits count user memory and page cache, not slab;
+ * Guest kernel options for density (docs/benchmarks.md, "Pod density", each measured alone;
+ * cgroup.memory=nokmem and slub_sysfs=off were two more until the guest kernel took SLOB, which
+ * has neither kernel-memory accounting in cgroups nor /sys/kernel/slab):
  *   noreplace-smp         a 1-vCPU guest keeps the kernel's LOCK prefixes instead of
  *                         rewriting every one, so those text pages stay shared with the file
  *                         and with other pods (-1.6 MB of private vmlinux copies per pod);
@@ -69,8 +68,6 @@ static void add(struct argv_builder *b, const char *fmt, ...)
  *                         counter and never reported free, so they stayed in the VMM's RSS
  *                         (-0.8 MB per pod). The fraction is that large so that the kernel's
  *                         floor, 4 batches, is what applies whatever the VM's size;
- *   slub_sysfs=off        no /sys/kernel/slab (a patch of ours, guest-image/kernel/patches/):
- *                         3,000 kernfs nodes nothing in the guest reads (-0.4 MB per pod);
  *   memmap_lru_zero=1     the struct pages of free memory the guest has never used, and of
  *                         the memory it reserved at boot (its image, the memmap), have the
  *                         same bytes (a patch of ours), so the memmap pages that hold only such
@@ -89,16 +86,23 @@ static void add(struct argv_builder *b, const char *fmt, ...)
  *                         buckets on a 128 MiB VM: -0.14 MB per pod). A pod's RAM is mostly
  *                         its apps' own memory, not cached files, and a chain of a few
  *                         dentries costs a lookup little;
+ *   dax_wait_table_bits=8 DAX waiters hash into 256 wait queue heads instead of 4,096 (a patch
+ *                         of ours): the kernel writes every head of the table at boot, so its
+ *                         96 KiB were private to each VM; 256 is the folio wait table's size;
+ *   stack_end_magic=0     a new task's zeroed kernel stack gets no magic word at its end (a
+ *                         patch of ours), so the stack pages an idle task never reaches stay
+ *                         zero and the zero sweep takes all of them back, one page more per
+ *                         task; an oops no longer says a stack overflowed;
  * and, in rootflags, inode_readahead_blks=0: ext4 reads an inode's own table block, not the 32
  *                         around it. Those copies of the DAX root's inode table were most of
  *                         the guest's Buffers (0.9 -> 0.3 MB per pod); a block read from pmem
  *                         is a memory copy, so readahead gains nothing there.
  */
 #define GUEST_PCP_HIGH_FRACTION "1000000"
-#define GUEST_DENSITY_PARAMS                                                                  \
-	"cgroup.memory=nokmem noreplace-smp "                                                 \
-	"sysctl.vm.percpu_pagelist_high_fraction=" GUEST_PCP_HIGH_FRACTION " slub_sysfs=off " \
-	"memmap_lru_zero=1 orc_lookup=lazy iomap_ioend_pool=1"
+#define GUEST_DENSITY_PARAMS                                                                 \
+	"noreplace-smp sysctl.vm.percpu_pagelist_high_fraction=" GUEST_PCP_HIGH_FRACTION " " \
+	"memmap_lru_zero=1 orc_lookup=lazy iomap_ioend_pool=1 dax_wait_table_bits=8 "        \
+	"stack_end_magic=0"
 #define GUEST_ROOT_FLAGS "dax,inode_readahead_blks=0"
 #define GUEST_DHASH_KIB	 32
 #define GUEST_IHASH_KIB	 64

@@ -70,9 +70,9 @@ START_TEST(test_quiet)
 		"cc.mount=cc-stage2:/opt/stage2 cc.mount=cc-rkt:/rkt "
 		"cc.mount=cc-journal:/var/log/journal reboot=k panic=-1 "
 		"systemd.crash_reboot=1 rootwait "
-		"cgroup.memory=nokmem noreplace-smp "
-		"sysctl.vm.percpu_pagelist_high_fraction=1000000 slub_sysfs=off "
-		"memmap_lru_zero=1 orc_lookup=lazy iomap_ioend_pool=1 dhash_entries=10240 "
+		"noreplace-smp sysctl.vm.percpu_pagelist_high_fraction=1000000 "
+		"memmap_lru_zero=1 orc_lookup=lazy iomap_ioend_pool=1 dax_wait_table_bits=8 "
+		"stack_end_magic=0 dhash_entries=10240 "
 		"ihash_entries=5120 systemd.machine_id=" MID
 		" quiet loglevel=1 systemd.show_status=false "
 		"systemd.log_level=warning",
