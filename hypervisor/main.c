@@ -32,6 +32,7 @@ enum {
 	ARG_BALLOON,
 	ARG_ZERO_SWEEP,
 	ARG_MERGE_PAGES,
+	ARG_SHARE_KERNEL_PAGES,
 	ARG_NO_SANDBOX,
 	ARG_SECCOMP,
 	ARG_CHROOT,
@@ -77,6 +78,9 @@ static void help(void)
 	       "                           10 min (or every MS ms); the vCPUs pause meanwhile\n"
 	       "      --merge-pages        in the zero sweep, also map the guest RAM pages whose\n"
 	       "                           bytes repeat many times onto one copy each\n"
+	       "      --share-kernel-pages DIR\n"
+	       "                           share the kernel pages each VM patches alike at boot\n"
+	       "                           with the host's other VMs, through a file in DIR\n"
 	       "      --no-sandbox         debugging: keep fds, capabilities, no seccomp filters\n"
 	       "      --seccomp kill|log   a syscall outside the filters kills the VMM (default)\n"
 	       "                           or is only logged by the kernel\n"
@@ -151,6 +155,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"balloon", no_argument, NULL, ARG_BALLOON},
 		{"zero-sweep", optional_argument, NULL, ARG_ZERO_SWEEP},
 		{"merge-pages", no_argument, NULL, ARG_MERGE_PAGES},
+		{"share-kernel-pages", required_argument, NULL, ARG_SHARE_KERNEL_PAGES},
 		{"no-sandbox", no_argument, NULL, ARG_NO_SANDBOX},
 		{"seccomp", required_argument, NULL, ARG_SECCOMP},
 		{"chroot", required_argument, NULL, ARG_CHROOT},
@@ -246,6 +251,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case ARG_MERGE_PAGES:
 			a->cfg.merge_pages = true;
+			break;
+		case ARG_SHARE_KERNEL_PAGES:
+			if (!*optarg)
+				return log_error_errno(
+					EINVAL, "--share-kernel-pages: expected a directory");
+			a->cfg.kernel_pages_dir = optarg;
 			break;
 		case ARG_NO_SANDBOX:
 			a->cfg.sandbox = false;

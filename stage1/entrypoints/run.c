@@ -18,6 +18,7 @@
 #include "cc/cleanup.h"
 #include "cc/log.h"
 #include "cc/tty.h"
+#include "kernel-pages-dir.h"
 #include "machined.h"
 #include "pod-exit.h"
 #include "pod-journal.h"
@@ -314,6 +315,27 @@ static void log_argv(char *const *argv)
 		fprintf(stderr, "run: VMM: %s\n", buf);
 }
 
+/*
+ * The kernel pages directory: $CC_STAGE1_KERNEL_PAGES_DIR when set ("" turns the sharing
+ * off: benchmarks measure without it), else the default. NULL, with a warning, when it cannot
+ * be used: the pod runs, its kernel pages unshared.
+ */
+static const char *kernel_pages_dir(void)
+{
+	const char *dir = getenv("CC_STAGE1_KERNEL_PAGES_DIR");
+	struct run_error err = {};
+
+	if (!dir)
+		dir = KERNEL_PAGES_DIR_DEFAULT;
+	if (!*dir)
+		return NULL;
+	if (kernel_pages_dir_prepare(dir, &err) < 0) {
+		print_warning(NULL, err.msg);
+		return NULL;
+	}
+	return dir;
+}
+
 static int run_vmm(struct run_ctx *c)
 {
 	_cleanup_(vmm_argv_freep) char **argv = NULL;
@@ -327,6 +349,7 @@ static int run_vmm(struct run_ctx *c)
 		.cpus = c->size.cpus,
 		.debug = c->flags.debug,
 		.extra_kernel_params = getenv("RKT_HYPERVISOR_EXTRA_KERNEL_PARAMS"),
+		.kernel_pages_dir = kernel_pages_dir(),
 		.nets = (const char *const *) c->net.vmm_nets,
 	};
 	struct run_error err = {};

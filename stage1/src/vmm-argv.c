@@ -179,6 +179,12 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 	/* Guest RAM and the kernel's written pages may be merged by KSM, as QEMU's mem-merge
 	 * default has it; inert unless the host runs ksmd (/sys/kernel/mm/ksm/run). */
 	add(&b, "--ksm");
+	/* The kernel's pages every VM patches alike at boot: one copy for all the host's pods
+	 * (docs/vmm.md, "Kernel pages shared between VMs"). */
+	if (c->kernel_pages_dir) {
+		add(&b, "--share-kernel-pages");
+		add(&b, "%s", c->kernel_pages_dir);
+	}
 	add(&b, "--9p");
 	add(&b, "cc-layer:%s/" POD_LAYER_DIR ",ro", d);
 	add(&b, "--9p");

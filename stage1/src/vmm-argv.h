@@ -25,6 +25,8 @@ struct vmm_config {
 	unsigned cpus;
 	bool debug;
 	const char *extra_kernel_params; /* NULL or "" for none */
+	/* The directory for --share-kernel-pages (kernel-pages-dir.h), or NULL: not shared. */
+	const char *kernel_pages_dir;
 	/* NULL-terminated `--net` values ("fd=N,mac=..", one per pod NIC), or NULL for none. */
 	const char *const *nets;
 };

@@ -3,12 +3,15 @@
  * Fuzz target: the kernel image parser (ELF64 and bzImage headers), then the RAM check, as
  * cc-vmm runs them on a --kernel file. The input is the head of the file; its size is also the
  * file size, so truncation checks are exercised. Then the whole input as the file whose
- * pre-written alternatives cc-vmm and cc-vmlinux-prewrite look for (loader/altinstr.h).
+ * pre-written alternatives cc-vmm and cc-vmlinux-prewrite look for (loader/altinstr.h), and
+ * as the notes in which cc-vmm looks for the kernel's build ID (loader/build-id.h).
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "loader/altinstr.h"
+#include "loader/build-id.h"
 #include "loader/kernel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -32,7 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *msg = NULL;
 	size_t head = size < KERNEL_HEADER_READ ? size : KERNEL_HEADER_READ;
 
+	char hex[2 * ELF_BUILD_ID_MAX + 1];
+
 	(void) altinstr_for_each(data, size, fuzz_site, &size, &msg);
+	if (elf_notes_build_id(data, size, hex, sizeof(hex)) == 0 &&
+	    strspn(hex, "0123456789abcdef") != strlen(hex))
+		__builtin_trap();
 	if (kernel_parse(data, head, size, &img, &msg) < 0)
 		return 0;
 	if (img.n_segments == 0 || img.n_segments > KERNEL_MAX_SEGMENTS)

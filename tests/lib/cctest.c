@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -112,4 +113,22 @@ void cctest_require_privileged(int ns_flags)
 		fprintf(stderr, "skipped: cannot create namespaces (unshare 0x%x)\n", ns_flags);
 		exit(77);
 	}
+}
+
+unsigned cctest_count_mappings(const void *lo, const void *hi, const char *needle)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[1024];
+	unsigned n = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+
+		if (sscanf(line, "%lx-%lx", &a, &b) == 2 && a >= (uintptr_t) lo &&
+		    b <= (uintptr_t) hi && strstr(line, needle))
+			n++;
+	}
+	fclose(f);
+	return n;
 }

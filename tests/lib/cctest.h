@@ -40,5 +40,9 @@ const char *cctest_read_at(const char *dir, const char *rel);
  */
 void cctest_require_privileged(int ns_flags);
 
+/* The mappings of this process (/proc/self/maps) inside [lo, hi) whose line has needle (a
+ * file's name or path); fails the test when maps cannot be read. */
+unsigned cctest_count_mappings(const void *lo, const void *hi, const char *needle);
+
 /* Run a suite with the Check runner; returns the process exit code. */
 int cctest_run_suite(Suite *s);

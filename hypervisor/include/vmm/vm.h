@@ -108,6 +108,11 @@ struct vm_config {
 	/* In the zero sweep, also map the guest RAM pages whose bytes repeat many times onto one
 	 * copy (balloon/same-pages.h). Needs zero_sweep. */
 	bool merge_pages;
+	/*
+	 * The directory of the host-wide files through which VMs of one kernel share the pages
+	 * of its image that each writes alike at boot (core/kernel-share.c), or NULL: off.
+	 */
+	const char *kernel_pages_dir;
 
 	/*
 	 * The sandbox vm_run() enters before the first KVM_RUN: inherited fds closed (but 0-2 and

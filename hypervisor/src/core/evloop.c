@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -142,4 +143,15 @@ void evloop_stop(struct evloop *loop)
 
 	atomic_store(&loop->stopping, true);
 	(void) !write(loop->stopfd, &one, sizeof(one));
+}
+
+int evloop_timer_once(int fd, unsigned ms)
+{
+	struct itimerspec its = {
+		.it_value = {.tv_sec = ms / 1000, .tv_nsec = (long) (ms % 1000) * 1000000L},
+	};
+
+	if (ms == 0)
+		its.it_value.tv_nsec = 1; /* an all-zero value would disarm it */
+	return timerfd_settime(fd, 0, &its, NULL) < 0 ? -errno : 0;
 }

@@ -22,6 +22,10 @@ int evloop_add(struct evloop *loop, int fd, uint32_t events, evloop_cb_fn cb, vo
 int evloop_modify(struct evloop *loop, int fd, uint32_t events);
 int evloop_remove(struct evloop *loop, int fd);
 
+/* Arm the timerfd fd to fire once, ms milliseconds from now (0: at once). 0 or -errno. Any
+ * thread. */
+int evloop_timer_once(int fd, unsigned ms);
+
 /* Runs until evloop_stop() (from any thread or a callback). Returns 0 or -errno. */
 int evloop_run(struct evloop *loop);
 /* Thread-safe and async-signal-safe. */

@@ -8,6 +8,7 @@ list(APPEND CC_VMM_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/evloop.c
   ${CMAKE_CURRENT_LIST_DIR}/gmem.c
   ${CMAKE_CURRENT_LIST_DIR}/iobus.c
+  ${CMAKE_CURRENT_LIST_DIR}/kernel-share.c
   ${CMAKE_CURRENT_LIST_DIR}/kernel-smap.c
   ${CMAKE_CURRENT_LIST_DIR}/kvm.c
   ${CMAKE_CURRENT_LIST_DIR}/memory.c

@@ -87,7 +87,8 @@ struct vm {
 	atomic_bool pause_req;
 	unsigned n_paused;
 
-	struct vm_zero_sweep *zero_sweep; /* zero-sweep.c; NULL when off */
+	struct vm_zero_sweep *zero_sweep;     /* zero-sweep.c; NULL when off */
+	struct vm_kernel_share *kernel_share; /* kernel-share.c; NULL when off */
 };
 
 /* Ask every thread to stop; the first caller's status and message win. Any thread. */
@@ -124,6 +125,12 @@ void vm_vcpus_resume(struct vm *vm);
  * (cfg.zero_sweep). Setup after vm_kernel_setup; free is idempotent. */
 int vm_zero_sweep_setup(struct vm *vm, struct vm_error *reterr);
 void vm_zero_sweep_free(struct vm *vm);
+
+/* kernel-share.c: the kernel's pages every VM writes alike at boot, shared between the VMs of
+ * the host (cfg.kernel_pages_dir). Setup after vm_kernel_setup, before the sandbox; free is
+ * idempotent. */
+int vm_kernel_share_setup(struct vm *vm, struct vm_error *reterr);
+void vm_kernel_share_free(struct vm *vm);
 
 /* memory.c: the anonymous pieces of guest RAM (the kernel's file-mapped segments left out
  * when without_kernel), for the balloon and the zero sweep. */

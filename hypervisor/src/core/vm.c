@@ -199,6 +199,8 @@ static int vm_setup(struct vm *vm, struct vm_error *reterr)
 	r = vm_devices_setup(vm, reterr);
 	if (r >= 0)
 		r = vm_zero_sweep_setup(vm, reterr);
+	if (r >= 0)
+		r = vm_kernel_share_setup(vm, reterr);
 	if (r < 0)
 		return r;
 	r = vm_boot_data_setup(vm, reterr);
@@ -342,6 +344,7 @@ struct vm *vm_free(struct vm *vm)
 	for (unsigned i = 0; i < vm->n_vcpus; i++)
 		vm->vcpus[i] = vcpu_free(vm->vcpus[i]);
 	vm_zero_sweep_free(vm);
+	vm_kernel_share_free(vm);
 	vm_devices_free(vm);
 	vm->vm_fd = safe_close(vm->vm_fd);
 	vm->kvm_fd = safe_close(vm->kvm_fd);

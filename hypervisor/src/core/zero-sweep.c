@@ -66,15 +66,6 @@ static int zero_sweep_discard(void *hva, size_t len, void *opaque)
 	return madvise(hva, len, MADV_DONTNEED) < 0 ? -errno : 0;
 }
 
-static int zero_sweep_arm(struct vm_zero_sweep *zs, unsigned ms)
-{
-	struct itimerspec its = {
-		.it_value = {.tv_sec = ms / 1000, .tv_nsec = (long) (ms % 1000) * 1000000L},
-	};
-
-	return timerfd_settime(zs->timer_fd, 0, &its, NULL) < 0 ? -errno : 0;
-}
-
 /* Forget the sweep under way (its figures; the cursor is the caller's). */
 static void zero_sweep_reset(struct vm_zero_sweep *zs)
 {
@@ -177,7 +168,7 @@ static void zero_sweep_cb(void *userdata, uint32_t events)
 			zs->next_ms =
 				ms >= VM_ZERO_SWEEP_MAX_MS / 2 ? VM_ZERO_SWEEP_MAX_MS : ms * 2;
 	}
-	r = zero_sweep_arm(zs, ms);
+	r = evloop_timer_once(zs->timer_fd, ms);
 	if (r < 0)
 		log_debug_errno(r, "zero sweep: cannot re-arm the timer, no more sweeps: %m");
 }
@@ -219,7 +210,7 @@ int vm_zero_sweep_setup(struct vm *vm, struct vm_error *reterr)
 				    "zero sweep: cannot create its timer");
 	first = vm->cfg.zero_sweep_ms ? vm->cfg.zero_sweep_ms : VM_ZERO_SWEEP_FIRST_MS;
 	zs->next_ms = vm->cfg.zero_sweep_ms ? vm->cfg.zero_sweep_ms : first * 2;
-	r = zero_sweep_arm(zs, first);
+	r = evloop_timer_once(zs->timer_fd, first);
 	if (r >= 0)
 		r = evloop_add(vm->loop, zs->timer_fd, EPOLLIN, zero_sweep_cb, vm);
 	if (r < 0)

@@ -33,7 +33,7 @@ const char *bootmarker_name(int code)
 	switch (code) {
 	case BOOTMARKER_FIRST_KVM_RUN:
 		return "first-kvm-run";
-	case 1:
+	case BOOTMARKER_INIT_START:
 		return "init-start";
 	case 2:
 		return "systemd-exec";
@@ -79,9 +79,15 @@ void bootmarker_record(struct bootmarker *b, int code)
 
 static void bootmarker_write(void *opaque, uint64_t off, const void *data, uint32_t len)
 {
+	struct bootmarker *b = opaque;
+	int code;
+
 	if (off != 0 || len < 1)
 		return;
-	bootmarker_record(opaque, *(const uint8_t *) data);
+	code = *(const uint8_t *) data;
+	bootmarker_record(b, code);
+	if (b->notify)
+		b->notify(b->notify_opaque, code);
 }
 
 const struct iobus_ops bootmarker_iobus_ops = {

@@ -20,6 +20,7 @@
 
 #define BOOTMARKER_MAX		 64 /* kept in memory; the file gets them all */
 #define BOOTMARKER_FIRST_KVM_RUN (-1)
+#define BOOTMARKER_INIT_START	 1
 
 struct bootmarker_entry {
 	int code;
@@ -32,6 +33,10 @@ struct bootmarker {
 	uint64_t start_ns;
 	unsigned n;
 	struct bootmarker_entry entries[BOOTMARKER_MAX];
+	/* Called with each marker the guest writes, on the vCPU thread that wrote it (NULL:
+	 * none). Set before the first vCPU runs. */
+	void (*notify)(void *opaque, int code);
+	void *notify_opaque;
 };
 
 void bootmarker_init(struct bootmarker *b, int fd, uint64_t start_ns);

@@ -58,6 +58,7 @@ static int elf_add_segment(struct kernel_image *img, const Elf64_Phdr *ph, uint6
 		.file_off = ph->p_offset,
 		.filesz = ph->p_filesz,
 		.memsz = ph->p_memsz,
+		.writable = (ph->p_flags & PF_W) != 0,
 	};
 	return 0;
 }

@@ -15,6 +15,7 @@
  * (load address + 0x200); its setup header goes into boot_params.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,7 @@ struct kernel_segment {
 	uint64_t file_off;
 	uint64_t filesz;
 	uint64_t memsz;
+	bool writable; /* PF_W: the kernel's data, not its text and read-only data */
 };
 
 struct kernel_image {

@@ -154,6 +154,7 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	ANY(munmap, "free, teardown of guest RAM and vCPU run areas"),
 	ANY(madvise, "free; virtio-balloon and the zero sweep: MADV_DONTNEED on guest RAM"),
 	ANY(mincore, "the zero sweep: which guest RAM pages are resident"),
+	ANY(flock, "kernel page sharing: the host-wide file's lock, once at boot"),
 	ANY(brk, "malloc in the main arena"),
 	/* signals: the stop path */
 	ANY(rt_sigprocmask, "vm_run() restores its mask; glibc around pthread_kill"),

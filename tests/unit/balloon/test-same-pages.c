@@ -89,20 +89,7 @@ static uint64_t pfn(unsigned i)
 /* Mappings of the patterns' memfd inside mem. */
 static unsigned memfd_mappings(void)
 {
-	FILE *f = fopen("/proc/self/maps", "re");
-	char line[512];
-	unsigned n = 0;
-
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-
-		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo >= (uintptr_t) mem &&
-		    hi <= (uintptr_t) page(N_PAGES) && strstr(line, "cc-vmm-same-pages"))
-			n++;
-	}
-	fclose(f);
-	return n;
+	return cctest_count_mappings(mem, page(N_PAGES), "cc-vmm-same-pages");
 }
 
 static void setup(void)

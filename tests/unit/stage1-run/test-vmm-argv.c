@@ -85,6 +85,22 @@ START_TEST(test_quiet)
 }
 END_TEST
 
+START_TEST(test_kernel_pages_dir)
+{
+	_cleanup_(vmm_argv_freep) char **v = NULL;
+	struct vmm_config c = config();
+	size_t i;
+
+	c.kernel_pages_dir = "/run/clear-containers/kernel-pages";
+	ASSERT_OK(vmm_argv_build(&c, &v));
+	for (i = 0; v[i] && strcmp(v[i], "--share-kernel-pages") != 0; i++)
+		;
+	ck_assert_ptr_nonnull(v[i]);
+	ck_assert_str_eq(v[i + 1], "/run/clear-containers/kernel-pages");
+	ck_assert_str_eq(v[i - 1], "--ksm");
+}
+END_TEST
+
 START_TEST(test_debug_and_extra_params)
 {
 	_cleanup_(vmm_argv_freep) char **v = NULL;
@@ -181,6 +197,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("argv");
 
 	tcase_add_test(tc, test_quiet);
+	tcase_add_test(tc, test_kernel_pages_dir);
 	tcase_add_test(tc, test_debug_and_extra_params);
 	tcase_add_test(tc, test_long_pod_dir_uses_relative_vsock);
 	tcase_add_test(tc, test_invalid);

@@ -3,6 +3,9 @@
 cc_add_check_test(NAME test-vmm-loader LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-loader.c
   LIBS vmm)
+cc_add_check_test(NAME test-vmm-build-id LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-build-id.c
+  LIBS vmm)
 cc_add_check_test(NAME test-vmm-boot LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-boot.c
   LIBS vmm)
