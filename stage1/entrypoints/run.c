@@ -322,7 +322,7 @@ static void log_argv(char *const *argv)
  */
 static const char *kernel_pages_dir(void)
 {
-	const char *dir = getenv("CC_STAGE1_KERNEL_PAGES_DIR");
+	const char *dir = secure_getenv("CC_STAGE1_KERNEL_PAGES_DIR");
 	struct run_error err = {};
 
 	if (!dir)
