@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -32,6 +33,7 @@ static void setup(void)
 static void teardown(void)
 {
 	cctest_rm_rf(dir);
+	free(dir);
 }
 
 static void run_guest(bool share)

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -134,6 +135,7 @@ static void teardown(void)
 {
 	close(kernel_fd);
 	cctest_rm_rf(dir);
+	free(dir);
 }
 
 START_TEST(test_pages_written_alike_are_shared)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@ static void setup(void)
 static void teardown(void)
 {
 	cctest_rm_rf(tmp);
+	free(tmp);
 }
 
 START_TEST(test_made_with_parents)

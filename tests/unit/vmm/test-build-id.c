@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -87,6 +88,7 @@ START_TEST(test_files)
 	ASSERT_ERRNO(elf_file_build_id(fd, hex, sizeof(hex)), ENOEXEC);
 	close(fd);
 	cctest_rm_rf(dir);
+	free(dir);
 }
 END_TEST
 
