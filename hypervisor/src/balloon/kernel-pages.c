@@ -156,8 +156,9 @@ static int kernel_pages_map(const struct kernel_pages *kp, uint8_t *page, off_t 
 }
 
 /*
- * Which region's slot one private page at file offset file_off goes to: its index, or -1 when
- * none (padding, bytes of their own, a zero page). An empty slot is filled here. -errno.
+ * Which region's slot one private page at file offset file_off goes to: its index, or
+ * KERNEL_PAGES_VARIANTS when none (padding, bytes of their own, a zero page). An empty slot is
+ * filled here. -errno.
  */
 static int kernel_pages_pick(struct kernel_pages *kp, const uint8_t *page, uint64_t file_off,
 			     struct kernel_pages_stats *stats)
@@ -169,11 +170,11 @@ static int kernel_pages_pick(struct kernel_pages *kp, const uint8_t *page, uint6
 	/* The kernel file's own page (the last one reads zeroes after the file's end). */
 	if (zero_page_check(kp->kernel + file_off)) {
 		stats->padding++;
-		return -1;
+		return KERNEL_PAGES_VARIANTS;
 	}
 	memcpy(own, page, PAGE);
 	if (zero_page_check(own))
-		return -1; /* nothing to share, and its slot would look empty */
+		return KERNEL_PAGES_VARIANTS; /* nothing to share, and its slot would look empty */
 	for (unsigned v = 0; v < KERNEL_PAGES_VARIANTS; v++) {
 		off_t off = (off_t) (v * kp->region + file_off);
 
@@ -193,7 +194,7 @@ static int kernel_pages_pick(struct kernel_pages *kp, const uint8_t *page, uint6
 			return (int) v;
 	}
 	stats->differed++;
-	return -1;
+	return KERNEL_PAGES_VARIANTS;
 }
 
 /*
@@ -213,9 +214,10 @@ static int kernel_pages_share_batch(struct kernel_pages *kp, uint8_t *base, uint
 			continue;
 		stats->private_pages++;
 		r = kernel_pages_pick(kp, base + i * PAGE, file_off + i * PAGE, stats);
-		if (r < -1)
+		if (r < 0)
 			return r;
-		pick[i] = (int8_t) r;
+		if (r < (int) KERNEL_PAGES_VARIANTS)
+			pick[i] = (int8_t) r;
 	}
 	for (uint64_t i = 0; i < n;) {
 		uint64_t run = 1;
