@@ -114,6 +114,26 @@ ssize_t loop_read(int fd, void *buf, size_t len)
 	return (ssize_t) done;
 }
 
+int pread_exact(int fd, void *buf, size_t len, off_t off)
+{
+	char *p = buf;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, p + done, len - done, off + (off_t) done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -ENODATA;
+		done += (size_t) n;
+	}
+	return 0;
+}
+
 int write_string_file(const char *path, const char *s)
 {
 	_cleanup_close_ int fd = -1;

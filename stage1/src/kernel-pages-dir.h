@@ -12,8 +12,9 @@
 #define KERNEL_PAGES_DIR_DEFAULT "/run/clear-containers/kernel-pages"
 
 /*
- * Make path (its missing parents 0755, itself 0700) and check that it is a directory that
- * only this user can enter and owns. 0, or -errno with *reterr set: -ENOTDIR, -EPERM (not
- * ours, or open to others), or what mkdir() and lstat() returned.
+ * Make path (its missing parents 0755, itself 0700; no component through a symlink:
+ * layer_mkdir_p()) and check that it is a directory that only this user can enter and owns.
+ * 0, or -errno with *reterr set: -ENOTDIR, -EPERM (not ours, or open to others), or what
+ * mkdir() and open() returned.
  */
 int kernel_pages_dir_prepare(const char *path, struct run_error *reterr);

@@ -15,6 +15,9 @@ int read_full_file(const char *path, size_t max_size, char **ret_buf, size_t *re
 int loop_write(int fd, const void *buf, size_t len);
 /* read(2) until len bytes or EOF; returns the number of bytes read. */
 ssize_t loop_read(int fd, void *buf, size_t len);
+/* pread(2) of exactly len bytes at off (retries on EINTR and short reads): 0, -errno, or
+ * -ENODATA when the file ends first. */
+int pread_exact(int fd, void *buf, size_t len, off_t off);
 
 /* Write s to an existing file (sysfs, procfs): one write, no create, no truncate. */
 int write_string_file(const char *path, const char *s);

@@ -13,6 +13,7 @@
 #include "balloon/kernel-pages.h"
 #include "balloon/zero-pages.h"
 #include "cc/cleanup.h"
+#include "cc/fileio.h"
 #include "cc/macro.h"
 
 #define PAGE BALLOON_PAGE_SIZE
@@ -102,15 +103,6 @@ void kernel_pages_unlock(struct kernel_pages *kp)
 	(void) flock(kp->fd, LOCK_UN);
 }
 
-static int pread_full(int fd, void *buf, size_t n, off_t off)
-{
-	ssize_t r = pread(fd, buf, n, off);
-
-	if (r < 0)
-		return -errno;
-	return (size_t) r == n ? 0 : -ENODATA;
-}
-
 /* The advice the kernel's mapping had: a new mapping starts without it. */
 static void kernel_pages_advise(const struct kernel_pages *kp, uint8_t *page, uint64_t n)
 {
@@ -129,7 +121,7 @@ static int kernel_pages_restore(const struct kernel_pages *kp, uint8_t *page, of
 	void *p = mmap(page, n * PAGE, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 
-	if (p != page || pread_full(kp->fd, page, n * PAGE, off) < 0)
+	if (p != page || pread_exact(kp->fd, page, n * PAGE, off) < 0)
 		return -EIO;
 	kernel_pages_advise(kp, page, n);
 	return 0;
@@ -178,7 +170,7 @@ static int kernel_pages_pick(struct kernel_pages *kp, const uint8_t *page, uint6
 	for (unsigned v = 0; v < KERNEL_PAGES_VARIANTS; v++) {
 		off_t off = (off_t) (v * kp->region + file_off);
 
-		r = pread_full(kp->fd, slot, PAGE, off);
+		r = pread_exact(kp->fd, slot, PAGE, off);
 		if (r < 0)
 			return r;
 		if (zero_page_check(slot)) {
@@ -253,7 +245,7 @@ int kernel_pages_share(struct kernel_pages *kp, void *hva, uint64_t file_off, ui
 	for (uint64_t done = 0; done < len / PAGE;) {
 		uint64_t n = MIN(len / PAGE - done, (uint64_t) KERNEL_PAGES_BATCH);
 
-		r = pread_full(
+		r = pread_exact(
 			kp->pagemap_fd, entries, n * sizeof(entries[0]),
 			(off_t) ((uintptr_t) (base + done * PAGE) / PAGE * sizeof(entries[0])));
 		if (r < 0)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cc/cleanup.h"
+#include "cc/fileio.h"
 #include "cc/macro.h"
 #include "loader/build-id.h"
 
@@ -47,13 +48,12 @@ int elf_notes_build_id(const uint8_t *notes, size_t len, char *hex, size_t size)
 	return -ENOENT;
 }
 
-static int pread_exact(int fd, void *buf, size_t n, uint64_t off)
+/* A read that ends early means a truncated file. */
+static int build_id_read(int fd, void *buf, size_t n, uint64_t off)
 {
-	ssize_t r = pread(fd, buf, n, (off_t) off);
+	int r = pread_exact(fd, buf, n, (off_t) off);
 
-	if (r < 0)
-		return -errno;
-	return (size_t) r == n ? 0 : -ENOEXEC;
+	return r == -ENODATA ? -ENOEXEC : r;
 }
 
 int elf_file_build_id(int fd, char *hex, size_t size)
@@ -62,13 +62,13 @@ int elf_file_build_id(int fd, char *hex, size_t size)
 	Elf64_Ehdr eh;
 	int r;
 
-	r = pread_exact(fd, &eh, sizeof(eh), 0);
+	r = build_id_read(fd, &eh, sizeof(eh), 0);
 	if (r < 0)
 		return r;
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > BUILD_ID_MAX_PHNUM)
 		return -ENOEXEC;
-	r = pread_exact(fd, ph, (size_t) eh.e_phnum * sizeof(Elf64_Phdr), eh.e_phoff);
+	r = build_id_read(fd, ph, (size_t) eh.e_phnum * sizeof(Elf64_Phdr), eh.e_phoff);
 	if (r < 0)
 		return r;
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
@@ -80,7 +80,7 @@ int elf_file_build_id(int fd, char *hex, size_t size)
 		notes = malloc(ph[i].p_filesz);
 		if (!notes)
 			return -ENOMEM;
-		r = pread_exact(fd, notes, ph[i].p_filesz, ph[i].p_offset);
+		r = build_id_read(fd, notes, ph[i].p_filesz, ph[i].p_offset);
 		if (r >= 0)
 			r = elf_notes_build_id(notes, ph[i].p_filesz, hex, size);
 		if (r != -ENOENT)

@@ -25,6 +25,25 @@ START_TEST(test_read_full_file_reads_contents)
 }
 END_TEST
 
+START_TEST(test_pread_exact)
+{
+	_cleanup_free_ char *dir = cctest_mkdtemp(), *path = NULL;
+	_cleanup_close_ int fd = -1;
+	char buf[8] = {0};
+
+	ck_assert_int_ge(asprintf(&path, "%s/f", dir), 0);
+	ASSERT_OK(write_string_file_atomic(path, "0123456789", 0644));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ASSERT_OK(pread_exact(fd, buf, 4, 3));
+	ck_assert(memcmp(buf, "3456", 4) == 0);
+	ASSERT_OK(pread_exact(fd, buf, 0, 100));
+	ASSERT_ERRNO(pread_exact(fd, buf, 8, 5), ENODATA);
+	ASSERT_ERRNO(pread_exact(-1, buf, 1, 0), EBADF);
+	cctest_rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_write_string_file_needs_existing_file)
 {
 	_cleanup_free_ char *dir = cctest_mkdtemp(), *path = NULL, *buf = NULL;
@@ -86,6 +105,7 @@ int main(void)
 	TCase *tc = tcase_create("fileio");
 
 	tcase_add_test(tc, test_read_full_file_reads_contents);
+	tcase_add_test(tc, test_pread_exact);
 	tcase_add_test(tc, test_write_string_file_needs_existing_file);
 	tcase_add_test(tc, test_read_full_file_rejects_oversized);
 	tcase_add_test(tc, test_read_full_fd_caps_streams);
