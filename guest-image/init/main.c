@@ -36,15 +36,18 @@ static void init_marker(uint8_t code, bool console)
 /*
  * Free page reporting (virtio-balloon, `cc-vmm --balloon`) reports free blocks of 2^order
  * pages. Linux 6.1's default, the pageblock order (4 MiB here), leaves freed memory smaller
- * than that in the VM; order 5 (128 KiB) gave back all of a large free (docs/vmm.md). Order 1
- * (8 KiB): once cc-reclaim.service has dropped the boot caches, what they held is free in
- * small blocks, 4 MB of them per idle pod in blocks of 8-64 KiB (docs/benchmarks.md). Guest
- * RAM is never on huge pages (cc-vmm --hugepages off), so small discards split nothing on the
- * host. The boot parameter is overwritten when the driver registers, so it is set here, once
- * the built-in driver is up. Without the balloon there is no such file.
+ * than that in the VM; order 5 (128 KiB) gave back all of a large free (docs/vmm.md). Order 0
+ * (every free page): an idle pod's guest frees single pages that it had written (SLOB gives
+ * each empty slab page back alone; cc-reclaim.service drops the boot caches page by page), and
+ * at order 1 the host kept 0.3-0.6 MB of them per pod (docs/benchmarks.md). Reports come at
+ * most every 2 s (the reporting worker's delay), a page on a per-CPU free list is not seen
+ * until the list drains, and a reported page is reported again only once it has been used and
+ * freed again. Guest RAM is never on huge pages (cc-vmm --hugepages off), so small discards
+ * split nothing on the host. The boot parameter is overwritten when the driver registers, so
+ * it is set here, once the built-in driver is up. Without the balloon there is no such file.
  */
 #define INIT_PAGE_REPORTING_ORDER_PATH "/sys/module/page_reporting/parameters/page_reporting_order"
-#define INIT_PAGE_REPORTING_ORDER      "1"
+#define INIT_PAGE_REPORTING_ORDER      "0"
 
 static void init_tune_page_reporting(void)
 {
