@@ -7,6 +7,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "balloon/balloon-map.h"
@@ -24,6 +25,8 @@
 
 /* Pagemap entries read at a time. */
 #define KERNEL_PAGES_BATCH 512u
+/* Between two tries of the file's lock. */
+#define KERNEL_PAGES_LOCK_STEP_MS 2u
 
 struct kernel_pages {
 	int fd;
@@ -93,9 +96,21 @@ int kernel_pages_open(const char *path, int kernel_fd, bool mergeable, struct ke
 	return 0;
 }
 
-int kernel_pages_lock(struct kernel_pages *kp)
+int kernel_pages_lock(struct kernel_pages *kp, unsigned timeout_ms)
 {
-	return flock(kp->fd, LOCK_EX) < 0 ? -errno : 0;
+	const struct timespec step = {.tv_nsec = KERNEL_PAGES_LOCK_STEP_MS * 1000000L};
+	unsigned waited = 0;
+
+	for (;;) {
+		if (flock(kp->fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		if (waited >= timeout_ms)
+			return -ETIMEDOUT;
+		(void) nanosleep(&step, NULL);
+		waited += KERNEL_PAGES_LOCK_STEP_MS;
+	}
 }
 
 void kernel_pages_unlock(struct kernel_pages *kp)
@@ -177,8 +192,13 @@ static int kernel_pages_pick(struct kernel_pages *kp, const uint8_t *page, uint6
 			n = pwrite(kp->fd, own, PAGE, off);
 			if (n < 0)
 				return -errno;
-			if (n != PAGE)
+			if (n != PAGE) {
+				/* Empty the slot again (the bytes written have their space), so
+				 * that a later fill can still use it; nothing maps it yet. A slot
+				 * left part-written only stops matching: it never maps a page. */
+				n = pwrite(kp->fd, slot, (size_t) n, off);
 				return -ENOSPC;
+			}
 			stats->filled++;
 			return (int) v;
 		}

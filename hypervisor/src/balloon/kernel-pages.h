@@ -62,8 +62,12 @@ int kernel_pages_open(const char *path, int kernel_fd, bool mergeable, struct ke
 /* Close the file. The pages mapped from it stay mapped. */
 void kernel_pages_free(struct kernel_pages *kp);
 
-/* Take and drop the file's exclusive lock, around the ranges of one VM. */
-int kernel_pages_lock(struct kernel_pages *kp);
+/*
+ * Take and drop the file's exclusive lock, around the ranges of one VM. Another VMM holds it
+ * for as long as its own share takes; one that stopped (a frozen or hostile VMM) must not hang
+ * every other VM of the kernel, so the wait is bounded: -ETIMEDOUT after timeout_ms.
+ */
+int kernel_pages_lock(struct kernel_pages *kp, unsigned timeout_ms);
 void kernel_pages_unlock(struct kernel_pages *kp);
 
 /*

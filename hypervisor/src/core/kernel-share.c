@@ -5,10 +5,12 @@
  * Setup, before the sandbox, opens the host-wide file for this kernel in that directory. The
  * guest's init writes the init-start boot marker first thing: by then the kernel has patched
  * its text and finished booting, and no code but the host's kernel and init has run in the
- * guest. That marker arms a timer of the event loop, which pauses the vCPUs, shares the
- * private pages of the kernel's file-mapped ranges, lets the vCPUs go and closes the file, so
- * that nothing the guest runs later can reach it. Without a marker within
- * VM_KERNEL_SHARE_DEADLINE_MS the file is closed unshared.
+ * guest. That marker arms a timer of the event loop, which pauses the vCPUs, takes the file's
+ * lock (bounded: a stopped VMM holding it must not hang this one), shares the private pages of
+ * the kernel's file-mapped ranges, lets the vCPUs go and closes the file, so that nothing the
+ * guest runs later can reach it. Any other marker before that (the guest's init writes
+ * systemd-exec before it runs systemd), or no marker within VM_KERNEL_SHARE_DEADLINE_MS,
+ * closes the file unshared.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,10 +33,14 @@
 
 #define VM_KERNEL_SHARE_DEADLINE_MS	 60000u
 #define VM_KERNEL_SHARE_PAUSE_TIMEOUT_MS 500u
+/* Another VMM's share holds the lock for 15-75 ms here (600 ms for a kernel that patches its
+ * SMP alternatives too, in the TCG test host). */
+#define VM_KERNEL_SHARE_LOCK_TIMEOUT_MS 3000u
 
 struct vm_kernel_share {
 	int timer_fd;
 	atomic_bool marked;	 /* the guest wrote init-start */
+	atomic_int late;	 /* another marker the guest wrote before the share, or -1 */
 	struct kernel_pages *kp; /* NULL once shared or given up */
 };
 
@@ -42,9 +48,14 @@ struct vm_kernel_share {
 static void kernel_share_marker(void *opaque, int code)
 {
 	struct vm_kernel_share *ks = opaque;
+	int none = -1;
 
-	if (code != BOOTMARKER_INIT_START || atomic_exchange(&ks->marked, true))
+	if (code == BOOTMARKER_INIT_START) {
+		if (atomic_exchange(&ks->marked, true))
+			return;
+	} else if (!atomic_compare_exchange_strong(&ks->late, &none, code)) {
 		return;
+	}
 	if (evloop_timer_once(ks->timer_fd, 0) < 0)
 		log_debug("kernel pages: cannot arm the timer, the deadline closes the file");
 }
@@ -67,7 +78,7 @@ static int kernel_share_ranges(struct vm *vm, struct kernel_pages *kp,
 {
 	int r;
 
-	r = kernel_pages_lock(kp);
+	r = kernel_pages_lock(kp, VM_KERNEL_SHARE_LOCK_TIMEOUT_MS);
 	if (r < 0)
 		return r;
 	for (unsigned i = 0; r >= 0 && i < vm->n_kernel_maps; i++) {
@@ -120,11 +131,16 @@ static void kernel_share_cb(void *userdata, uint32_t events)
 	struct vm *vm = userdata;
 	struct vm_kernel_share *ks = vm->kernel_share;
 	uint64_t expirations;
+	int late;
 
 	(void) events;
 	if (read(ks->timer_fd, &expirations, sizeof(expirations)) != sizeof(expirations) || !ks->kp)
 		return;
-	if (atomic_load(&ks->marked))
+	late = atomic_load(&ks->late);
+	if (late >= 0)
+		/* The guest may be past its init: too late to hold the file open for a share. */
+		log_debug("kernel pages: boot marker %d came before the share, not shared", late);
+	else if (atomic_load(&ks->marked))
 		kernel_share_now(vm, ks->kp);
 	else
 		log_debug("kernel pages: no init-start marker within %u s, not shared",
@@ -150,10 +166,17 @@ int vm_kernel_share_setup(struct vm *vm, struct vm_error *reterr)
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, errno, "cannot open kernel '%s'",
 				    vm->cfg.kernel_path);
-	/* One file per kernel build: its build ID names it, or (a kernel without one) its size
-	 * and modification time. */
+	/* The slots must be those of the file the guest's kernel is mapped from. */
+	if (st.st_dev != vm->kernel_dev || st.st_ino != vm->kernel_ino)
+		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, 0,
+				    "kernel '%s' was replaced while the VM was set up",
+				    vm->cfg.kernel_path);
+	/* One file per kernel build: its build ID and size name it (a stripped copy of a
+	 * kernel keeps the ID, and the slots are laid out by the file's size), or (a kernel
+	 * without an ID) its size and modification time. */
 	if (elf_file_build_id(fd, id, sizeof(id)) >= 0)
-		r = snprintf(path, sizeof(path), "%s/vmlinux-%s", vm->cfg.kernel_pages_dir, id);
+		r = snprintf(path, sizeof(path), "%s/vmlinux-%s-%llu", vm->cfg.kernel_pages_dir, id,
+			     (unsigned long long) st.st_size);
 	else
 		r = snprintf(path, sizeof(path), "%s/vmlinux-%llu-%lld.%09ld",
 			     vm->cfg.kernel_pages_dir, (unsigned long long) st.st_size,
@@ -165,6 +188,7 @@ int vm_kernel_share_setup(struct vm *vm, struct vm_error *reterr)
 	if (!ks)
 		return vm_error_set(reterr, VMM_EXIT_FAILURE, ENOMEM, "out of memory");
 	ks->timer_fd = -1;
+	atomic_init(&ks->late, -1);
 	vm->kernel_share = ks;
 	r = kernel_pages_open(path, fd, vm->cfg.ksm, &ks->kp);
 	if (r < 0)

@@ -128,6 +128,8 @@ int vm_kernel_setup(struct vm *vm, struct vm_error *reterr)
 	if (!S_ISREG(st.st_mode))
 		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, 0,
 				    "bad kernel '%s': not a regular file", vm->cfg.kernel_path);
+	vm->kernel_dev = st.st_dev;
+	vm->kernel_ino = st.st_ino;
 	r = vm_kernel_read(vm, fd, (uint64_t) st.st_size, reterr);
 	if (r < 0)
 		return r;

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "arch/cpuid.h"
 #include "core/devices.h"
@@ -54,6 +55,9 @@ struct vm {
 	/* The kernel's segments mapped MAP_PRIVATE from its file over RAM (vm_kernel_setup). */
 	struct memslot_range kernel_maps[KERNEL_MAX_SEGMENTS];
 	unsigned n_kernel_maps;
+	/* The kernel file they map, for what opens it again by its path (kernel-share.c). */
+	dev_t kernel_dev;
+	ino_t kernel_ino;
 
 	struct gmem gm;
 	struct iobus pio;

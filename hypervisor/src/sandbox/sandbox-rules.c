@@ -155,6 +155,7 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	ANY(madvise, "free; virtio-balloon and the zero sweep: MADV_DONTNEED on guest RAM"),
 	ANY(mincore, "the zero sweep: which guest RAM pages are resident"),
 	ANY(flock, "kernel page sharing: the host-wide file's lock, once at boot"),
+	ANY(clock_nanosleep, "kernel page sharing: the wait between two tries of that lock"),
 	ANY(brk, "malloc in the main arena"),
 	/* signals: the stop path */
 	ANY(rt_sigprocmask, "vm_run() restores its mask; glibc around pthread_kill"),

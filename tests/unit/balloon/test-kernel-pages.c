@@ -8,7 +8,7 @@
  * holds other bytes it stays private; a write after sharing takes a private copy again and changes
  * nothing else; a zero page is not shared, nor a page that is all zero in the kernel file (padding
  * the kernel frees); the file is refused unless it is a private regular file of ours; bad ranges
- * are refused.
+ * are refused; the lock is waited for, but not for ever.
  */
 #include <check.h>
 #include <errno.h>
@@ -19,8 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "balloon/balloon-map.h"
@@ -96,7 +98,7 @@ static void share(uint8_t *vm, struct kernel_pages_stats *st)
 
 	*st = (struct kernel_pages_stats){0};
 	ASSERT_OK(kernel_pages_open(share_path, kernel_fd, false, &kp));
-	ASSERT_OK(kernel_pages_lock(kp));
+	ASSERT_OK(kernel_pages_lock(kp, 1000));
 	ASSERT_OK(kernel_pages_share(kp, vm, 0, N_PAGES * PG, st));
 	kernel_pages_unlock(kp);
 	kernel_pages_free(kp);
@@ -361,6 +363,42 @@ START_TEST(test_bad_ranges_refused)
 }
 END_TEST
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000u + (uint64_t) ts.tv_nsec / 1000000u;
+}
+
+/* Another VMM (another open file description) holds the lock: the wait ends with
+ * -ETIMEDOUT, not before its timeout; once it lets go, the lock is taken. */
+START_TEST(test_lock_waits_but_not_for_ever)
+{
+	struct kernel_pages *kp;
+	uint64_t t0;
+	int other;
+
+	ASSERT_OK(kernel_pages_open(share_path, kernel_fd, false, &kp));
+	other = open(share_path, O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(other, 0);
+	ck_assert_int_eq(flock(other, LOCK_EX | LOCK_NB), 0);
+	t0 = now_ms();
+	ASSERT_ERRNO(kernel_pages_lock(kp, 50), ETIMEDOUT);
+	ck_assert_uint_ge(now_ms() - t0, 50);
+	ASSERT_ERRNO(kernel_pages_lock(kp, 0), ETIMEDOUT);
+	ck_assert_int_eq(flock(other, LOCK_UN), 0);
+	ASSERT_OK(kernel_pages_lock(kp, 0));
+	/* Held now: the other one cannot have it. */
+	ck_assert_int_eq(flock(other, LOCK_EX | LOCK_NB), -1);
+	ck_assert_int_eq(errno, EWOULDBLOCK);
+	kernel_pages_unlock(kp);
+	ck_assert_int_eq(flock(other, LOCK_EX | LOCK_NB), 0);
+	close(other);
+	kernel_pages_free(kp);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernel-pages");
@@ -375,6 +413,7 @@ int main(void)
 	tcase_add_test(tc, test_padding_left_alone);
 	tcase_add_test(tc, test_file_refused_unless_private_and_ours);
 	tcase_add_test(tc, test_bad_ranges_refused);
+	tcase_add_test(tc, test_lock_waits_but_not_for_ever);
 	suite_add_tcase(s, tc);
 	return cctest_run_suite(s);
 }
