@@ -13,7 +13,6 @@
  * closes the file unshared.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -150,37 +149,26 @@ static void kernel_share_cb(void *userdata, uint32_t events)
 	kernel_pages_free(TAKE_PTR(ks->kp));
 }
 
-int vm_kernel_share_setup(struct vm *vm, struct vm_error *reterr)
+int vm_kernel_share_setup(struct vm *vm, int fd, const struct stat *st, struct vm_error *reterr)
 {
 	char path[PATH_MAX], id[2 * ELF_BUILD_ID_MAX + 1];
-	_cleanup_close_ int fd = -1;
 	struct vm_kernel_share *ks;
-	struct stat st;
 	int r;
 
 	if (!vm->cfg.kernel_pages_dir)
 		return 0;
 	if (vm->n_kernel_maps == 0)
 		return 0; /* a copied kernel (bzImage): nothing is shared with the file anyway */
-	fd = open(vm->cfg.kernel_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, errno, "cannot open kernel '%s'",
-				    vm->cfg.kernel_path);
-	/* The slots must be those of the file the guest's kernel is mapped from. */
-	if (st.st_dev != vm->kernel_dev || st.st_ino != vm->kernel_ino)
-		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, 0,
-				    "kernel '%s' was replaced while the VM was set up",
-				    vm->cfg.kernel_path);
 	/* One file per kernel build: its build ID and size name it (a stripped copy of a
 	 * kernel keeps the ID, and the slots are laid out by the file's size), or (a kernel
 	 * without an ID) its size and modification time. */
 	if (elf_file_build_id(fd, id, sizeof(id)) >= 0)
 		r = snprintf(path, sizeof(path), "%s/vmlinux-%s-%llu", vm->cfg.kernel_pages_dir, id,
-			     (unsigned long long) st.st_size);
+			     (unsigned long long) st->st_size);
 	else
 		r = snprintf(path, sizeof(path), "%s/vmlinux-%llu-%lld.%09ld",
-			     vm->cfg.kernel_pages_dir, (unsigned long long) st.st_size,
-			     (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+			     vm->cfg.kernel_pages_dir, (unsigned long long) st->st_size,
+			     (long long) st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
 	if (r < 0 || (size_t) r >= sizeof(path))
 		return vm_error_set(reterr, VMM_EXIT_USAGE, 0,
 				    "--share-kernel-pages: directory name too long");

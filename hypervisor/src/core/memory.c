@@ -128,8 +128,6 @@ int vm_kernel_setup(struct vm *vm, struct vm_error *reterr)
 	if (!S_ISREG(st.st_mode))
 		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, 0,
 				    "bad kernel '%s': not a regular file", vm->cfg.kernel_path);
-	vm->kernel_dev = st.st_dev;
-	vm->kernel_ino = st.st_ino;
 	r = vm_kernel_read(vm, fd, (uint64_t) st.st_size, reterr);
 	if (r < 0)
 		return r;
@@ -169,7 +167,7 @@ int vm_kernel_setup(struct vm *vm, struct vm_error *reterr)
 		if (r < 0)
 			goto fail;
 	}
-	return 0;
+	return vm_kernel_share_setup(vm, fd, &st, reterr);
 fail:
 	return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, r, "KVM_SET_USER_MEMORY_REGION failed");
 }

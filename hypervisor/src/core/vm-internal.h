@@ -14,7 +14,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
+#include <sys/stat.h>
 
 #include "arch/cpuid.h"
 #include "core/devices.h"
@@ -55,9 +55,6 @@ struct vm {
 	/* The kernel's segments mapped MAP_PRIVATE from its file over RAM (vm_kernel_setup). */
 	struct memslot_range kernel_maps[KERNEL_MAX_SEGMENTS];
 	unsigned n_kernel_maps;
-	/* The kernel file they map, for what opens it again by its path (kernel-share.c). */
-	dev_t kernel_dev;
-	ino_t kernel_ino;
 
 	struct gmem gm;
 	struct iobus pio;
@@ -131,9 +128,9 @@ int vm_zero_sweep_setup(struct vm *vm, struct vm_error *reterr);
 void vm_zero_sweep_free(struct vm *vm);
 
 /* kernel-share.c: the kernel's pages every VM writes alike at boot, shared between the VMs of
- * the host (cfg.kernel_pages_dir). Setup after vm_kernel_setup, before the sandbox; free is
- * idempotent. */
-int vm_kernel_share_setup(struct vm *vm, struct vm_error *reterr);
+ * the host (cfg.kernel_pages_dir). Setup by vm_kernel_setup once the kernel is mapped, with the
+ * kernel file it mapped (fd, st); free is idempotent. */
+int vm_kernel_share_setup(struct vm *vm, int fd, const struct stat *st, struct vm_error *reterr);
 void vm_kernel_share_free(struct vm *vm);
 
 /* memory.c: the anonymous pieces of guest RAM (the kernel's file-mapped segments left out

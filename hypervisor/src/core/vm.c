@@ -199,8 +199,6 @@ static int vm_setup(struct vm *vm, struct vm_error *reterr)
 	r = vm_devices_setup(vm, reterr);
 	if (r >= 0)
 		r = vm_zero_sweep_setup(vm, reterr);
-	if (r >= 0)
-		r = vm_kernel_share_setup(vm, reterr);
 	if (r < 0)
 		return r;
 	r = vm_boot_data_setup(vm, reterr);
