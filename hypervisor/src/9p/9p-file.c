@@ -80,13 +80,14 @@ int p9_op_lopen(struct p9_req *req)
 	r = p9_open_flags(req, dotl, &flags);
 	if (r < 0)
 		return r;
-	if ((r = p9_reply_room(req, P9_QID_SIZE + 4)) < 0 ||
+	if ((r = p9_reply_room(req, P9_QID_SIZE + 4)) < 0 || (r = p9_budget_fds(req->srv, 1)) < 0 ||
 	    (r = p9_node_qid(req->srv, fid->node, &qid)) < 0)
 		return r;
 	r = fsp_reopen(req->srv->fs, fid->node->fd, flags, &fd);
 	if (r < 0)
 		return r;
 	fid->open_fd = fd;
+	req->srv->n_open++;
 	fid->open_flags = flags;
 	p9_put_qid(&req->out, &qid);
 	p9_put_u32(&req->out, 0); /* iounit: msize bounds every I/O */
@@ -113,8 +114,10 @@ int p9_op_lcreate(struct p9_req *req)
 		return -ENOTDIR;
 	if ((r = p9_open_flags(req, dotl, &flags)) < 0 || (r = p9_reply_room(req, 17)) < 0)
 		return r;
-	if (srv->n_nodes >= 2 * srv->max_fids)
-		return -EMFILE;
+	/* The new node's O_PATH descriptor and the open file. */
+	r = p9_budget_fds(srv, 2);
+	if (r < 0)
+		return r;
 	if (dotl & P9_DOTL_EXCL)
 		flags |= O_EXCL;
 	r = fsp_create(srv->fs, fid->node->fd, name, flags & ~O_DIRECTORY, mode, fid->uid, gid, &fd,
@@ -133,6 +136,7 @@ int p9_op_lcreate(struct p9_req *req)
 	p9_node_unref(srv, fid->node);
 	fid->node = node;
 	fid->open_fd = fd;
+	srv->n_open++;
 	fid->open_flags = flags;
 	p9_put_qid(&req->out, &qid);
 	p9_put_u32(&req->out, 0);

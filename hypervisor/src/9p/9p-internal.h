@@ -51,6 +51,7 @@ struct p9_fid {
 	size_t xsize;
 	char *xname;
 	int xflags;
+	size_t xcharge; /* xattr bytes this fid holds against the budget */
 };
 
 struct p9_server {
@@ -58,9 +59,11 @@ struct p9_server {
 	bool read_only;
 	bool versioned;
 	uint32_t msize;
-	unsigned max_fids;
+	struct p9_limits lim;
 	unsigned n_fids;
 	unsigned n_nodes;
+	unsigned n_open; /* fids with an open file */
+	size_t xattr_bytes;
 	struct p9_node *root;
 	struct p9_fid *fids[P9_FID_BUCKETS];
 	dev_t devs[P9_MAX_DEVS];
@@ -87,6 +90,16 @@ static inline int p9_check_writable(struct p9_req *req)
 {
 	return req->srv->read_only ? -EROFS : 0;
 }
+
+/* 9p-budget.c: checked before the host allocation, never after. */
+/* 0 if n more host descriptors fit the budget, else -ENFILE. */
+int p9_budget_fds(const struct p9_server *srv, unsigned n);
+/* Charge bytes of xattr buffer to fid, or fail with err (nothing charged). */
+int p9_budget_xattr_take(struct p9_server *srv, struct p9_fid *fid, size_t bytes, int err);
+/* 0 if bytes more would fit (checked before allocating, charged once the fid exists). */
+int p9_budget_xattr_room(const struct p9_server *srv, size_t bytes, int err);
+/* Give back what fid holds. */
+void p9_budget_xattr_put(struct p9_server *srv, struct p9_fid *fid);
 
 /* 9p-fid.c */
 struct p9_node *p9_node_ref(struct p9_node *n);
