@@ -5,8 +5,10 @@
  * Input: concatenated messages, each taken as its own size[4] field says (clamped to what is
  * left, at least 1 byte), so the fuzzer can make both well-formed sequences and lying sizes.
  * Each run starts versioned and attached (fid 0 is the root), over a small tree that has
- * symlinks pointing out of the export. Oracle besides the sanitizers: a canary file next to the
- * export must be untouched afterwards, and nothing else may appear next to it.
+ * symlinks pointing out of the export. Oracles besides the sanitizers: a canary file next to the
+ * export must be untouched afterwards, and nothing else may appear next to it; after every
+ * message the server holds no more than its budget (fids, host descriptors, xattr bytes), the
+ * process's real descriptors match what it accounts, and a new session gives it all back.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -21,6 +23,13 @@
 #include "9p/9p.h"
 
 #define FUZZ_MAX_MSGS 256
+
+/* Small budgets, so that inputs reach them: fds below 2 x fids, xattrs of 4 full values. */
+static const struct p9_limits fuzz_limits = {
+	.max_fids = 64,
+	.max_fds = 48,
+	.max_xattr_bytes = 256 * 1024,
+};
 
 static uint8_t *resp;
 
@@ -99,12 +108,38 @@ static void check_canary(const char *top)
 		abort();
 }
 
+static unsigned count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	unsigned n = 0;
+
+	if (!d)
+		abort();
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* What the server holds is within its budget, and consistent. */
+static void check_budget(struct p9_server *srv)
+{
+	struct p9_usage u;
+
+	p9_server_get_usage(srv, &u);
+	if (u.fids > fuzz_limits.max_fids || u.fds > fuzz_limits.max_fds ||
+	    u.fds != u.nodes + u.open_files || u.nodes < 1 ||
+	    u.xattr_bytes > fuzz_limits.max_xattr_bytes)
+		abort();
+}
+
 static void send_msg(struct p9_server *srv, const void *msg, size_t len)
 {
 	size_t n = p9_server_handle(srv, msg, len, resp, P9_MSIZE_MAX);
 
 	if (n > P9_MSIZE_MAX)
 		abort();
+	check_budget(srv);
 }
 
 static void start_session(struct p9_server *srv)
@@ -135,7 +170,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* tmpfs when there is one: Tfsync there costs nothing. */
 	char top[] = "/dev/shm/fuzz-9p-XXXXXX", export[64];
 	struct p9_server *srv = NULL;
-	unsigned n_msgs = 0;
+	unsigned n_msgs = 0, fds_base;
+	struct p9_usage u;
 
 	if (!resp) {
 		resp = malloc(P9_MSIZE_MAX);
@@ -150,7 +186,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	make_tree(top, export);
 	if (p9_server_new(export, data[0 % (size ? size : 1)] == 'R' && size, &srv) < 0)
 		abort();
-	p9_server_set_max_fids(srv, 64);
+	p9_server_set_limits(srv, &fuzz_limits);
+	fds_base = count_fds(); /* the export root's node and the backend's descriptors */
 	start_session(srv);
 	while (size > 0 && n_msgs++ < FUZZ_MAX_MSGS) {
 		size_t len = size;
@@ -164,6 +201,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		data += len;
 		size -= len;
 	}
+	/* Every accounted descriptor is a real one, and none is missing from the account. */
+	p9_server_get_usage(srv, &u);
+	if (count_fds() - fds_base != u.fds - 1)
+		abort();
+	/* A reset (as a new session or a device reset does) gives everything back. */
+	p9_server_reset(srv);
+	p9_server_get_usage(srv, &u);
+	if (u.fids || u.nodes != 1 || u.open_files || u.xattr_bytes || count_fds() != fds_base)
+		abort();
 	p9_server_free(srv);
 	check_canary(top);
 	(void) nftw(top, rm_one, 16, FTW_DEPTH | FTW_PHYS);
