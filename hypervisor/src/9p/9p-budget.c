@@ -37,7 +37,7 @@ void p9_server_get_usage(const struct p9_server *srv, struct p9_usage *ret)
 
 int p9_budget_fds(const struct p9_server *srv, unsigned n)
 {
-	/* The root node is held from the start and never counts against a request. */
+	/* n_nodes includes the export root's node, held for the server's life. */
 	return (size_t) srv->n_nodes + srv->n_open + n <= srv->lim.max_fds ? 0 : -ENFILE;
 }
 

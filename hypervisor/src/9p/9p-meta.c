@@ -186,8 +186,8 @@ static int p9_xattr_fetch(struct p9_server *srv, int fd, const char *name, uint8
 		if (n < 0)
 			return n;
 	}
-	*ret_len = (size_t) n;
 	*ret = TAKE_PTR(buf);
+	*ret_len = (size_t) n;
 	return 0;
 }
 
