@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cc/beneath.h"
 #include "cc/cleanup.h"
 #include "cc/fileio.h"
 #include "pod-paths.h"
@@ -57,8 +58,9 @@ int vmm_process_matches(pid_t pid, int dir_fd)
 	r = exe_is_vmm(pid);
 	if (r <= 0)
 		return r;
-	/* Sandboxed, the VMM's root and cwd are the pod's stage1 rootfs (cc-vmm --chroot). */
-	root_fd = openat(dir_fd, POD_STAGE1_ROOTFS, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* Sandboxed, the VMM's root and cwd are the pod's stage1 rootfs (cc-vmm --chroot): the
+	 * VMM's own tree, so reached through no link. */
+	root_fd = beneath_open(dir_fd, POD_STAGE1_ROOTFS, O_PATH | O_DIRECTORY, S_IFDIR);
 	if (root_fd >= 0) {
 		r = proc_dir_is(pid, "root", root_fd);
 		if (r != 0)
