@@ -6,3 +6,7 @@ cc_add_check_test(NAME test-common LABEL unit
 cc_add_check_test(NAME test-common-beneath LABEL unit TIMEOUT 60
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-beneath.c
   LIBS cccommon)
+# The same without /proc (root and a mount namespace; skipped without).
+cc_add_check_test(NAME test-common-beneath-noproc LABEL unit TIMEOUT 60
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-beneath-noproc.c
+  LIBS cccommon)
