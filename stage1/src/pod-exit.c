@@ -133,8 +133,10 @@ static int status_write(int status_fd, const char *app, int code)
 	_cleanup_close_ int fd = -1;
 	int r;
 
-	if (strlen(app) > NAME_MAX - 16 || strchr(app, '/'))
+	if (strlen(app) > NAME_MAX - 16)
 		return -ENAMETOOLONG;
+	if (strchr(app, '/'))
+		return -EINVAL;
 	(void) snprintf(tmp, sizeof(tmp), ".%s.cc-tmp", app);
 	(void) snprintf(val, sizeof(val), "%d", code);
 	/* A leftover temporary name (or one the guest planted: unlinking follows nothing). */
