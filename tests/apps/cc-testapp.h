@@ -31,5 +31,5 @@ void testapp_step_send(const char *arg);
 /* cc-testapp-hostile.c */
 void testapp_step_setns(const char *arg);
 void testapp_step_symlink(const char *arg);
-void testapp_step_rename(const char *arg);
+void testapp_step_rmdir(const char *path);
 void testapp_step_mkfifo(const char *path);
