@@ -27,6 +27,8 @@
  *   serve=PORT[:N]  connect=IP:PORT            TCP server and client (cc-testapp-tcp.c)
  *   mds=PATH  mds-serve=PORT:TOKEN:N           metadata service client and stand-in (same)
  *   recv=PORT  send=IP:PORT:MB                 bulk TCP transfer, timed (cc-testapp-bulk.c)
+ *   setns=PID  symlink=TARGET:LINK             the hostile guest (cc-testapp-hostile.c): join
+ *   rmdir=PATH  mkfifo=PATH                    PID's mount namespace, make links and FIFOs
  *
  * A failed step prints its errno name (e.g. "write /ro/x errno=EROFS") and goes on.
  */
@@ -388,6 +390,14 @@ static int step(const char *s)
 		testapp_step_recv(arg);
 	else if (strncmp(s, "send=", 5) == 0)
 		testapp_step_send(arg);
+	else if (strncmp(s, "setns=", 6) == 0)
+		testapp_step_setns(arg);
+	else if (strncmp(s, "symlink=", 8) == 0)
+		testapp_step_symlink(arg);
+	else if (strncmp(s, "rmdir=", 6) == 0)
+		testapp_step_rmdir(arg);
+	else if (strncmp(s, "mkfifo=", 7) == 0)
+		testapp_step_mkfifo(arg);
 	else
 		testapp_say("unknown step %s", s);
 	return -1;
