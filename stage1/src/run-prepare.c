@@ -78,7 +78,7 @@ int run_prepare(const struct run_prepare_params *p, run_warn_fn warn, void *user
 {
 	int r;
 
-	assert_return(p && p->info && p->flags && p->plan, -EINVAL);
+	assert_return(p && p->info && p->flags && p->plan && p->roots, -EINVAL);
 	if (unlinkat(p->pod_fd, POD_EXIT_PATH, 0) < 0 && errno != ENOENT)
 		return run_error_set(reterr_error, errno, "%s: %m", POD_EXIT_PATH);
 	if (mkdirat(p->pod_fd, POD_CC_DIR, 0700) < 0 && errno != EEXIST)
@@ -86,7 +86,7 @@ int run_prepare(const struct run_prepare_params *p, run_warn_fn warn, void *user
 	r = apps_prepare(p->pod_fd, p->info->pod, reterr_error);
 	if (r < 0)
 		return r;
-	r = volume_plan_apply(p->plan, p->pod_fd, warn, userdata, reterr_error);
+	r = volume_plan_apply(p->plan, p->pod_fd, p->roots, warn, userdata, reterr_error);
 	if (r < 0)
 		return r;
 	return layer_write(p, warn, userdata, reterr_error);

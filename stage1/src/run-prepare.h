@@ -14,12 +14,14 @@
 #include "stage1/flags.h"
 #include "stage1/podlayer.h"
 #include "volume-plan.h"
+#include "volume-root.h"
 
 struct run_prepare_params {
 	int pod_fd;
 	const struct pod_info *info;
 	const struct run_flags *flags;
 	const struct volume_plan *plan;
+	struct volume_roots *roots; /* out: the host volumes' roots (volume-root.h) */
 	/* Pod networks (run-net.h): NULL / 0 for --net=none. */
 	const char *metadata_host;
 	const struct podlayer_net_file *net_files;
