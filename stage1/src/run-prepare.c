@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cc/cleanup.h"
@@ -28,6 +30,28 @@ static int apps_prepare(int pod_fd, const struct pod_manifest *pod, struct run_e
 			return run_error_set(err, r, "app %s: cannot prepare its rootfs: %m",
 					     pod->apps[i].name);
 	}
+	return 0;
+}
+
+/*
+ * The apps' rootfs keep the guest's setuid programs (docs/9p.md, "Host volumes"): only root may
+ * reach them on the host. rkt makes the pod dir 0750 in its group "rkt" (its members read pod
+ * state without root), so stage1/rootfs/opt, the parent of the cc-stage2 export and in no
+ * export itself (the guest cannot change it back), becomes 0700.
+ */
+static int stage2_private(int pod_fd, struct run_error *err)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int fd = -1;
+
+	fd = (int) syscall(SYS_openat2, pod_fd, POD_STAGE1_ROOTFS "/opt", &how, sizeof(how));
+	if (fd < 0)
+		return run_error_set(err, errno, "%s/opt: %m", POD_STAGE1_ROOTFS);
+	if (fchmod(fd, 0700) < 0)
+		return run_error_set(err, errno, "%s/opt: %m", POD_STAGE1_ROOTFS);
 	return 0;
 }
 
@@ -84,6 +108,9 @@ int run_prepare(const struct run_prepare_params *p, run_warn_fn warn, void *user
 	if (mkdirat(p->pod_fd, POD_CC_DIR, 0700) < 0 && errno != EEXIST)
 		return run_error_set(reterr_error, errno, "%s: %m", POD_CC_DIR);
 	r = apps_prepare(p->pod_fd, p->info->pod, reterr_error);
+	if (r < 0)
+		return r;
+	r = stage2_private(p->pod_fd, reterr_error);
 	if (r < 0)
 		return r;
 	r = volume_plan_apply(p->plan, p->pod_fd, p->roots, warn, userdata, reterr_error);

@@ -10,7 +10,7 @@
 #include "pod-paths.h"
 #include "vmm-argv.h"
 
-#define VMM_ARGV_MAX 48
+#define VMM_ARGV_MAX 64
 
 bool vmm_machine_id_valid(const char *s)
 {
@@ -202,10 +202,15 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 		add(&b, "cc-stage2:%" PRIu64 ":%" PRIu64 ":%" PRIu32 ":%" PRIu32, h->dev, h->ino,
 		    h->uid, h->gid);
 	}
+	/* Reachable by rkt's group (rkt status): the host-volume policy on the whole share. */
 	add(&b, "--9p");
 	add(&b, "cc-rkt:%s/" POD_RKT_DIR, d);
+	add(&b, "--9p-hostvol");
+	add(&b, "cc-rkt");
 	add(&b, "--9p");
 	add(&b, "cc-journal:%s/" POD_JOURNAL_DIR, d);
+	add(&b, "--9p-hostvol");
+	add(&b, "cc-journal");
 	/* The pod's machine (systemd-machined) has the stage1 rootfs as its root, as with nspawn.
 	 */
 	add(&b, "--chroot");

@@ -63,9 +63,11 @@ struct vm_share_config {
  * --9p-hostvol TAG:DEV:INO:UID:GID: in share TAG, the directory (or file) with host identity
  * DEV:INO and everything beneath it follows the host-volume policy (docs/9p.md, "Host
  * volumes"); UID:GID own what the guest's root makes there (the volume root's owner).
+ * --9p-hostvol TAG: the whole share, its root's owner as found when the VM starts.
  */
 struct vm_hostvol_config {
-	unsigned share; /* index in shares[] */
+	unsigned share;	  /* index in shares[] */
+	bool export_root; /* the share's root: dev, ino, uid and gid unused */
 	uint64_t dev, ino;
 	uint32_t uid, gid;
 };
@@ -159,8 +161,9 @@ void vm_config_done(struct vm_config *cfg);
  * The device options in their command-line form, parsed strictly into cfg. Each returns 0, or
  * a negative errno (cfg unchanged) with *ret_reason set to a static one-line explanation:
  *   vm_config_add_share  "TAG:DIR[,ro]"  tag 1-255 bytes without ':', unique; DIR non-empty
- *   vm_config_add_hostvol "TAG:DEV:INO:UID:GID"  TAG a share given before; decimal numbers,
- *                        UID and GID below 2^32-1; each DEV:INO once per share
+ *   vm_config_add_hostvol "TAG:DEV:INO:UID:GID" or "TAG"  TAG a share given before; decimal
+ *                        numbers, UID and GID below 2^32-1; each DEV:INO (or TAG alone) once
+ *                        per share
  *   vm_config_set_vsock  "CID:UDS_PATH"  CID 3-4294967294 (decimal); once
  *   vm_config_add_net    "tap=NAME|fd=N[,mac=XX:XX:XX:XX:XX:XX]"  N >= 3, unicast MAC,
  *                        each tap once

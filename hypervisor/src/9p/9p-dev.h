@@ -45,6 +45,8 @@ int v9p_new(const char *tag, const char *dir, bool read_only, struct evloop *loo
 	    struct vdev **ret);
 /* A host volume inside the export (9p.h, p9_server_add_hostvol()); before the device runs. */
 int v9p_add_hostvol(struct vdev *dev, const struct p9_hostvol *v);
+/* The whole export is one (p9_server_add_hostvol_root()). */
+int v9p_add_hostvol_root(struct vdev *dev);
 /*
  * What the idle timer does: trims the buffers if no request came since the timer was armed
  * (returns true), else arms it again (false). Safe from any thread.

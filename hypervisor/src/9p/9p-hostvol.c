@@ -44,6 +44,19 @@ int p9_server_add_hostvol(struct p9_server *srv, const struct p9_hostvol *v)
 	return 0;
 }
 
+int p9_server_add_hostvol_root(struct p9_server *srv)
+{
+	struct stat st;
+	int r;
+
+	assert_return(srv, -EINVAL);
+	r = fsp_stat(srv->root->fd, &st);
+	if (r < 0)
+		return r;
+	return p9_server_add_hostvol(
+		srv, &(struct p9_hostvol){st.st_dev, st.st_ino, st.st_uid, st.st_gid});
+}
+
 int p9_hostvol_of(const struct p9_server *srv, const struct p9_node *parent, const struct stat *st)
 {
 	for (unsigned i = 0; i < srv->n_hostvols; i++)

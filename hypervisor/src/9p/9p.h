@@ -46,6 +46,8 @@ struct p9_hostvol {
  * identity is already one, -E2BIG past P9_HOSTVOLS_MAX. The export root itself may be one.
  */
 int p9_server_add_hostvol(struct p9_server *srv, const struct p9_hostvol *v);
+/* The whole export is a host volume owned by its root's owner (as it is now). */
+int p9_server_add_hostvol_root(struct p9_server *srv);
 /* Cap on fids (and 2x that on held host descriptors); for tests and small VMMs. */
 void p9_server_set_max_fids(struct p9_server *srv, unsigned max_fids);
 /* Forget every fid and the negotiated version (device reset). */

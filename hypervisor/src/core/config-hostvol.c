@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * --9p-hostvol TAG:DEV:INO:UID:GID (vm.h, struct vm_hostvol_config): a host volume inside an
- * export already given with --9p. Parsed strictly, like the other device options in config.c.
+ * --9p-hostvol TAG:DEV:INO:UID:GID or TAG (vm.h, struct vm_hostvol_config): a host volume
+ * inside an export already given with --9p, or the whole export. Parsed strictly, like the
+ * other device options in config.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -36,8 +37,8 @@ static int hostvol_field(const char **s, bool last, uint64_t max, uint64_t *ret)
 
 int vm_config_add_hostvol(struct vm_config *cfg, const char *spec, const char **ret_reason)
 {
-	static const char usage[] =
-		"expected TAG:DEV:INO:UID:GID (decimal numbers, UID and GID below 4294967295)";
+	static const char usage[] = "expected TAG or TAG:DEV:INO:UID:GID (decimal numbers, UID "
+				    "and GID below 4294967295)";
 	struct vm_hostvol_config h = {};
 	uint64_t uid, gid;
 	const char *colon, *p;
@@ -46,9 +47,8 @@ int vm_config_add_hostvol(struct vm_config *cfg, const char *spec, const char **
 
 	assert_return(cfg && spec && ret_reason, -EINVAL);
 	colon = strchr(spec, ':');
-	if (!colon)
-		return hostvol_refuse(ret_reason, usage, -EINVAL);
-	tag_len = (size_t) (colon - spec);
+	h.export_root = !colon;
+	tag_len = colon ? (size_t) (colon - spec) : strlen(spec);
 	for (i = 0; i < cfg->n_shares; i++)
 		if (strlen(cfg->shares[i].tag) == tag_len &&
 		    memcmp(cfg->shares[i].tag, spec, tag_len) == 0)
@@ -56,6 +56,13 @@ int vm_config_add_hostvol(struct vm_config *cfg, const char *spec, const char **
 	if (i == cfg->n_shares)
 		return hostvol_refuse(ret_reason, "no --9p share with that tag before it", -ENOENT);
 	h.share = i;
+	if (h.export_root) {
+		for (i = 0; i < cfg->n_hostvols; i++)
+			if (cfg->hostvols[i].share == h.share && cfg->hostvols[i].export_root)
+				return hostvol_refuse(ret_reason, "that share is already one",
+						      -EEXIST);
+		goto add;
+	}
 	p = colon + 1;
 	/* uid and gid (uint32_t)-1 mean "unchanged" to chown(2): never an owner. */
 	if (hostvol_field(&p, false, UINT64_MAX, &h.dev) < 0 ||
@@ -66,10 +73,11 @@ int vm_config_add_hostvol(struct vm_config *cfg, const char *spec, const char **
 	h.uid = (uint32_t) uid;
 	h.gid = (uint32_t) gid;
 	for (i = 0; i < cfg->n_hostvols; i++)
-		if (cfg->hostvols[i].share == h.share && cfg->hostvols[i].dev == h.dev &&
-		    cfg->hostvols[i].ino == h.ino)
+		if (cfg->hostvols[i].share == h.share && !cfg->hostvols[i].export_root &&
+		    cfg->hostvols[i].dev == h.dev && cfg->hostvols[i].ino == h.ino)
 			return hostvol_refuse(ret_reason, "that DEV:INO is already a host volume",
 					      -EEXIST);
+add:
 	if (cfg->n_hostvols >= VM_MAX_HOSTVOLS)
 		return hostvol_refuse(
 			ret_reason, "at most " STRINGIFY(VM_MAX_HOSTVOLS) " host volumes", -E2BIG);

@@ -70,13 +70,17 @@ static int vm_share_create(const struct vm_device_ctx *ctx, struct vdev **ret,
 
 		if (h->share != ctx->index)
 			continue;
-		r = v9p_add_hostvol(*ret, &(struct p9_hostvol){h->dev, h->ino, h->uid, h->gid});
+		r = h->export_root ? v9p_add_hostvol_root(*ret)
+				   : v9p_add_hostvol(*ret, &(struct p9_hostvol){h->dev, h->ino,
+										h->uid, h->gid});
 		if (r < 0) {
 			(*ret)->ops->free(*ret);
 			*ret = NULL;
-			return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
-					    "9p share '%s': host volume %" PRIu64 ":%" PRIu64,
-					    s->tag, h->dev, h->ino);
+			return vm_error_set(
+				reterr, VMM_EXIT_FAILURE, r,
+				"9p share '%s': cannot apply --9p-hostvol %s%" PRIu64 ":%" PRIu64,
+				s->tag, h->export_root ? "to the whole share, not " : "", h->dev,
+				h->ino);
 		}
 	}
 	return 0;

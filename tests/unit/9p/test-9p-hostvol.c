@@ -106,9 +106,9 @@ static void host_file(const char *base, const char *rel, mode_t mode, uid_t uid,
 }
 
 /* Tsetattr of owner (the p9c helper only sets mode, size and mtime). */
-static int chown_fid(uint32_t fid, uint32_t valid, uint32_t uid, uint32_t gid)
+static int chown_valid_on(struct p9c *cl, uint32_t fid, uint32_t valid, uint32_t uid, uint32_t gid)
 {
-	struct p9_out *o = p9c_begin(&c);
+	struct p9_out *o = p9c_begin(cl);
 
 	p9_put_u32(o, fid);
 	p9_put_u32(o, valid);
@@ -117,7 +117,17 @@ static int chown_fid(uint32_t fid, uint32_t valid, uint32_t uid, uint32_t gid)
 	p9_put_u32(o, gid);
 	for (int i = 0; i < 5; i++)
 		p9_put_u64(o, 0);
-	return p9c_send(&c, P9_TSETATTR);
+	return p9c_send(cl, P9_TSETATTR);
+}
+
+static int chown_fid(uint32_t fid, uint32_t valid, uint32_t uid, uint32_t gid)
+{
+	return chown_valid_on(&c, fid, valid, uid, gid);
+}
+
+static int chown_fid_on(struct p9c *cl, uint32_t fid, uint32_t uid, uint32_t gid)
+{
+	return chown_valid_on(cl, fid, SETATTR_UID | SETATTR_GID, uid, gid);
 }
 
 static int chmod_fid(uint32_t fid, uint32_t mode)
@@ -440,6 +450,28 @@ START_TEST(test_export_root_is_volume)
 }
 END_TEST
 
+/* A whole export under the policy, owned by its root's owner (cc-rkt, cc-journal). */
+START_TEST(test_whole_export)
+{
+	struct p9c v;
+	struct stat st;
+
+	p9c_init(&v, false, false);
+	ck_assert_int_eq(chown(v.dir, VOL_UID, VOL_GID), 0);
+	ASSERT_OK(p9_server_add_hostvol_root(v.srv));
+	ASSERT_ERRNO(p9_server_add_hostvol_root(v.srv), EEXIST);
+	ASSERT_OK(p9c_version(&v, 65536, "9P2000.L", NULL, NULL, 0));
+	ASSERT_OK(p9c_attach(&v, 0, 0));
+	ASSERT_OK(p9c_mkdir(&v, 0, "d", 02755));
+	ck_assert_int_eq(p9c_walk1(&v, 0, 1, "d"), 1);
+	ASSERT_OK(p9c_lcreate(&v, 1, "f", DOTL_RDWR, 06755));
+	assert_mode_owner((st = host_stat(v.dir, "d"), &st), 02755, VOL_UID, VOL_GID);
+	assert_mode_owner((st = host_stat(v.dir, "d/f"), &st), 0755, VOL_UID, VOL_GID);
+	ASSERT_ERRNO(chown_fid_on(&v, 1, 0, 0), EPERM);
+	p9c_done(&v);
+}
+END_TEST
+
 START_TEST(test_hostvol_limit)
 {
 	struct p9c v;
@@ -470,6 +502,7 @@ static Suite *p9_hostvol_suite(void)
 	tcase_add_test(tc, test_no_link_or_rename_across);
 	tcase_add_test(tc, test_new_node_unchownable_removed);
 	tcase_add_test(tc, test_export_root_is_volume);
+	tcase_add_test(tc, test_whole_export);
 	tcase_add_test(tc, test_hostvol_limit);
 	suite_add_tcase(s, tc);
 	return s;

@@ -114,7 +114,14 @@ START_TEST(test_hostvol_forms)
 	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:2049:131:5:5", &reason), EEXIST,
 		       "already");
 	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "none:1:2:3:4", &reason), ENOENT, "no --9p");
-	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2", &reason), EINVAL, "TAG:DEV");
+	/* The whole share: once. */
+	ASSERT_OK(vm_config_add_hostvol(&cfg, "stage2", &reason));
+	ck_assert(cfg.hostvols[3].export_root && cfg.hostvols[3].share == 1);
+	ck_assert(!cfg.hostvols[0].export_root);
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2", &reason), EEXIST, "already one");
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage", &reason), ENOENT, "no --9p");
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "", &reason), ENOENT, "no --9p");
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:", &reason), EINVAL, "TAG:DEV");
 	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:1:2:3", &reason), EINVAL, "TAG:DEV");
 	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:1:2:3:4:5", &reason), EINVAL, "TAG:DEV");
 	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:1::3:4", &reason), EINVAL, "TAG:DEV");
