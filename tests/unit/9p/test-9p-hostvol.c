@@ -472,6 +472,34 @@ START_TEST(test_whole_export)
 }
 END_TEST
 
+/* A single-file volume (a host file bound onto a file): the file itself is the volume. */
+START_TEST(test_single_file_volume)
+{
+	struct p9c v;
+	struct stat st;
+
+	p9c_init(&v, false, false);
+	host_file(v.dir, "conf", 0644, VOL_UID, VOL_GID);
+	host_file(v.dir, "other", 0644, VOL_UID, VOL_GID);
+	ck_assert_int_eq(lstat(p9c_host_path(&v, "conf"), &st), 0);
+	ASSERT_OK(p9_server_add_hostvol(
+		v.srv, &(struct p9_hostvol){st.st_dev, st.st_ino, st.st_uid, st.st_gid}));
+	ASSERT_OK(p9c_version(&v, 65536, "9P2000.L", NULL, NULL, 0));
+	ASSERT_OK(p9c_attach(&v, 0, 0));
+	ck_assert_int_eq(p9c_walk1(&v, 0, 1, "conf"), 1);
+	ASSERT_OK(p9c_setattr(&v, 1, SETATTR_MODE, 04755, 0, 0));
+	assert_mode_owner((st = host_stat(v.dir, "conf"), &st), 0755, VOL_UID, VOL_GID);
+	ASSERT_ERRNO(chown_fid_on(&v, 1, 0, 0), EPERM);
+	/* Its neighbour in the same directory is passthrough. */
+	ck_assert_int_eq(p9c_walk1(&v, 0, 2, "other"), 1);
+	ASSERT_OK(p9c_setattr(&v, 2, SETATTR_MODE, 04755, 0, 0));
+	assert_mode_owner((st = host_stat(v.dir, "other"), &st), 04755, VOL_UID, VOL_GID);
+	ASSERT_OK(chown_fid_on(&v, 2, 0, 0));
+	assert_mode_owner((st = host_stat(v.dir, "other"), &st), 0755, 0, 0); /* chown cleared it */
+	p9c_done(&v);
+}
+END_TEST
+
 START_TEST(test_hostvol_limit)
 {
 	struct p9c v;
@@ -503,6 +531,7 @@ static Suite *p9_hostvol_suite(void)
 	tcase_add_test(tc, test_new_node_unchownable_removed);
 	tcase_add_test(tc, test_export_root_is_volume);
 	tcase_add_test(tc, test_whole_export);
+	tcase_add_test(tc, test_single_file_volume);
 	tcase_add_test(tc, test_hostvol_limit);
 	suite_add_tcase(s, tc);
 	return s;
