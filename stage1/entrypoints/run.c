@@ -79,6 +79,7 @@ struct run_ctx {
 	char *vmm, *kernel, *image;
 	struct vm_size size;
 	struct volume_plan plan;
+	struct volume_roots roots; /* what run_prepare() mounted, for --9p-hostvol */
 	struct run_net net;
 	char machine_id[STAGE1_MACHINE_ID_STRING_MAX];
 	bool journal_linked;
@@ -90,6 +91,7 @@ static void run_ctx_done(struct run_ctx *c)
 {
 	run_net_done(&c->net);
 	volume_plan_done(&c->plan);
+	volume_roots_done(&c->roots);
 	pod_info_done(&c->info);
 	safe_close(c->pod_fd);
 	free(c->pod_dir);
@@ -351,6 +353,8 @@ static int run_vmm(struct run_ctx *c)
 		.extra_kernel_params = getenv("RKT_HYPERVISOR_EXTRA_KERNEL_PARAMS"),
 		.kernel_pages_dir = kernel_pages_dir(),
 		.nets = (const char *const *) c->net.vmm_nets,
+		.hostvols = c->roots.v,
+		.n_hostvols = c->roots.n,
 	};
 	struct run_error err = {};
 	struct pod_exit pe;
@@ -434,6 +438,7 @@ int main(int argc, char *argv[])
 		.info = &c.info,
 		.flags = &c.flags,
 		.plan = &c.plan,
+		.roots = &c.roots,
 		.metadata_host = c.net.metadata_host[0] ? c.net.metadata_host : NULL,
 		.net_files = c.net.files,
 		.n_net_files = c.net.pod.n_nics,

@@ -54,6 +54,7 @@ int p9_node_new(struct p9_server *srv, int fd, struct p9_node *parent, const cha
 	n->mode = st.st_mode;
 	n->dev = st.st_dev;
 	n->ino = st.st_ino;
+	n->hostvol = p9_hostvol_of(srv, parent, &st);
 	srv->n_nodes++;
 	*ret = n;
 	return 0;

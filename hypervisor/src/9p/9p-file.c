@@ -86,6 +86,13 @@ int p9_op_lopen(struct p9_req *req)
 	r = fsp_reopen(req->srv->fs, fid->node->fd, flags, &fd);
 	if (r < 0)
 		return r;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) {
+		r = p9_hostvol_open_write(req->srv, fid->node, fd);
+		if (r < 0) {
+			safe_close(fd);
+			return r;
+		}
+	}
 	fid->open_fd = fd;
 	req->srv->n_open++;
 	fid->open_flags = flags;
@@ -94,10 +101,24 @@ int p9_op_lopen(struct p9_req *req)
 	return 0;
 }
 
+static int p9_lcreate_check_new(struct p9_server *srv, struct p9_node *dir, const char *name,
+				int path_fd)
+{
+	struct stat st;
+	int r;
+
+	if (dir->hostvol < 0)
+		return 0;
+	r = fsp_stat(path_fd, &st);
+	if (r < 0)
+		return r;
+	return p9_hostvol_check_new(srv, dir, name, &st);
+}
+
 int p9_op_lcreate(struct p9_req *req)
 {
 	struct p9_server *srv = req->srv;
-	uint32_t dotl, mode, gid;
+	uint32_t dotl, mode, uid, gid;
 	struct p9_node *node = NULL;
 	struct p9_fid *fid;
 	struct p9_qid qid;
@@ -120,10 +141,21 @@ int p9_op_lcreate(struct p9_req *req)
 		return r;
 	if (dotl & P9_DOTL_EXCL)
 		flags |= O_EXCL;
-	r = fsp_create(srv->fs, fid->node->fd, name, flags & ~O_DIRECTORY, mode, fid->uid, gid, &fd,
+	uid = fid->uid;
+	p9_hostvol_owner(srv, fid->node->hostvol, &uid, &gid);
+	mode = p9_hostvol_mode(srv, fid->node->hostvol, S_IFREG, mode & 07777);
+	r = fsp_create(srv->fs, fid->node->fd, name, flags & ~O_DIRECTORY, mode, uid, gid, &fd,
 		       &path_fd);
 	if (r < 0)
 		return r;
+	/* Made: check what it got; opened (it existed): a write clears setuid. */
+	r = r > 0 ? p9_lcreate_check_new(srv, fid->node, name, path_fd)
+		  : p9_hostvol_open_write(srv, fid->node, fd);
+	if (r < 0) {
+		safe_close(fd);
+		safe_close(path_fd);
+		return r;
+	}
 	r = p9_node_new(srv, path_fd, fid->node, name, &node);
 	if (r >= 0)
 		r = p9_node_qid(srv, node, &qid);

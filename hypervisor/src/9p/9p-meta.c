@@ -106,6 +106,9 @@ int p9_op_setattr(struct p9_req *req)
 	if ((a.set_uid && uid == P9_NOFID) || (a.set_gid && gid == P9_NOFID))
 		return -EINVAL;
 	n = fid->node;
+	r = p9_hostvol_setattr(req->srv, n, &a);
+	if (r < 0)
+		return r;
 	if (n->parent && S_ISLNK(n->mode)) {
 		r = fsp_check_same(n->parent->fd, n->name,
 				   &(struct stat){.st_dev = n->dev, .st_ino = n->ino});

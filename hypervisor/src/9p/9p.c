@@ -48,6 +48,7 @@ struct p9_server *p9_server_free(struct p9_server *srv)
 	p9_fid_free_all(srv);
 	p9_node_unref(srv, srv->root);
 	fsp_free(srv->fs);
+	free(srv->hostvols);
 	free(srv);
 	return NULL;
 }

@@ -47,6 +47,27 @@ struct p9_server;
 int p9_server_new(const char *dir, bool read_only, struct p9_server **ret);
 struct p9_server *p9_server_free(struct p9_server *srv);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct p9_server *, p9_server_free)
+/*
+ * A host volume inside the export (docs/9p.md, "Host volumes"): the directory (or single file)
+ * with this host identity, and everything the guest reaches through it, follows the host-volume
+ * policy instead of passthrough: no setuid or setgid regular file, no setuid directory, and no
+ * node given to uid 0 or gid 0 unless the volume's root is owned by that id; a guest id that
+ * is not allowed is replaced by uid/gid (the volume root's owner, as bound).
+ */
+struct p9_hostvol {
+	uint64_t dev, ino;
+	uint32_t uid, gid;
+};
+
+#define P9_HOSTVOLS_MAX 256u
+
+/*
+ * Add a host volume, before the first request: -EBUSY once a fid exists, -EEXIST when the
+ * identity is already one, -E2BIG past P9_HOSTVOLS_MAX. The export root itself may be one.
+ */
+int p9_server_add_hostvol(struct p9_server *srv, const struct p9_hostvol *v);
+/* The whole export is a host volume owned by its root's owner (as it is now). */
+int p9_server_add_hostvol_root(struct p9_server *srv);
 /* Cap on fids (and 2x that on held host descriptors); for tests and small VMMs. */
 void p9_server_set_max_fids(struct p9_server *srv, unsigned max_fids);
 /* Set every budget (a 0 field keeps the current one); they apply to what is asked next. */
