@@ -2,8 +2,9 @@
 #pragma once
 
 /*
- * The part of `run` that changes things, once every check has passed: a stale
- * stage1/rootfs/rkt/cc-pod-exit is removed, cc/ is created (0700), each app rootfs gets
+ * The part of `run` that changes things, once every check has passed: the guest's
+ * stage1/rootfs/rkt/guest/status is created and a stale rkt/guest/cc-pod-exit removed, cc/ is
+ * created (0700), each app rootfs gets
  * proc sys dev tmp run, the volumes are mounted, and the pod layer is written to cc/layer. On
  * failure the caller removes cc/. The caller has already moved to a private mount namespace
  * (mount_ns_private()) and opened pod_fd after that (see volume_plan_apply()).

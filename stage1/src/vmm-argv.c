@@ -190,7 +190,7 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 	add(&b, "--9p");
 	add(&b, "cc-stage2:%s/" POD_STAGE2_DIR, d);
 	add(&b, "--9p");
-	add(&b, "cc-rkt:%s/" POD_RKT_DIR, d);
+	add(&b, "cc-rkt:%s/" POD_GUEST_RKT_DIR, d);
 	add(&b, "--9p");
 	add(&b, "cc-journal:%s/" POD_JOURNAL_DIR, d);
 	/* The pod's machine (systemd-machined) has the stage1 rootfs as its root, as with nspawn.
