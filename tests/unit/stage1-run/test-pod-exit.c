@@ -142,8 +142,9 @@ START_TEST(test_status_fill_and_read)
 END_TEST
 
 /*
- * The hostile guest's side (issue #27): everything under stage1/rootfs/rkt is on a read-write
- * 9p share. tmp/pod is the pod dir, tmp/host a host directory (a canary) the guest points at.
+ * The hostile side (issue #27): stage1/rootfs/rkt/guest is the guest's read-write 9p share;
+ * rkt/status only a compromised VMM (chrooted in stage1/rootfs) reaches. tmp/pod is the pod
+ * dir, tmp/host a host directory (a canary) they point at.
  */
 static char *atk_tmp;
 static int atk_pod_fd = -1;
@@ -245,9 +246,9 @@ START_TEST(test_status_entries_planted_by_the_guest)
 	char target[PATH_MAX];
 
 	ASSERT_OK(pod_manifest_parse(pod_json, strlen(pod_json), &pm, NULL));
-	/* "one": a link to a host file, kept as the guest's status, never written through.
-	 * "two": its temporary name is a link to a host file. "three": its temporary name is a
-	 * FIFO with no reader (opening it for writing would block). */
+	/* "one": a link to a host file, kept as a code already there, never written through.
+	 * "two": its old temporary name is a link to a host file. "three": its old temporary
+	 * name is a FIFO with no reader (opening it for writing would block). */
 	(void) snprintf(target, sizeof(target), "%s/status/canary", atk_host);
 	replace_with_link(POD_STATUS_DIR "/one", target);
 	replace_with_link(POD_STATUS_DIR "/.two.cc-tmp", target);
