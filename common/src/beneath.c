@@ -122,7 +122,9 @@ static int type_check(const struct stat *st, mode_t type)
 /*
  * The file of path_fd (O_PATH, type checked) opened as flags: through /proc/self/fd, which
  * reaches that very inode whatever the guest renamed since. Without /proc, the path is
- * resolved again and must still be the same file.
+ * resolved again and must still be the same file; as that open happens before the check, a
+ * file swapped in meanwhile would already be truncated or open for writing: only read-only
+ * opens are done that way, others are -EOPNOTSUPP.
  */
 static int reopen(int root_fd, const char *path, int path_fd, const struct stat *st, int flags)
 {
@@ -136,6 +138,8 @@ static int reopen(int root_fd, const char *path, int path_fd, const struct stat 
 		return TAKE_FD(fd);
 	if (errno != ENOENT)
 		return -errno;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
+		return -EOPNOTSUPP;
 	fd = beneath_resolve(root_fd, path, flags);
 	if (fd < 0)
 		return fd;

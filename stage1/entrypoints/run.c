@@ -28,6 +28,7 @@
 #include "rm-rf.h"
 #include "run-net.h"
 #include "run-prepare.h"
+#include "status-mirror.h"
 #include "stage1/flags.h"
 #include "stage1/uuid.h"
 #include "stage1/vmsize.h"
@@ -291,6 +292,14 @@ static void vmm_started(pid_t pid, void *userdata)
 		(void) tty_raw_enter(&c->tty, STDIN_FILENO);
 }
 
+/* While the VM runs: the codes of the apps that exited, for rkt status (errors: at the end). */
+static void vmm_tick(void *userdata)
+{
+	struct run_ctx *c = userdata;
+
+	(void) status_mirror(c->pod_fd, c->info.pod);
+}
+
 static void machine_unregister(struct run_ctx *c)
 {
 	_cleanup_free_ char *name = NULL;
@@ -376,6 +385,8 @@ static int run_vmm(struct run_ctx *c)
 		.keep_fds = c->net.tap_fds,
 		.n_keep_fds = c->net.pod.n_nics,
 		.started = vmm_started,
+		.tick = vmm_tick,
+		.tick_ms = STATUS_MIRROR_TICK_MS,
 		.userdata = c,
 	};
 
@@ -391,6 +402,12 @@ static int run_vmm(struct run_ctx *c)
 		return fail(1, err.msg);
 	}
 	pod_exit_decide(status, pod_exit_read(c->pod_fd), &pe);
+	/* The guest's last codes first: filling is for the apps that have none. */
+	r = status_mirror(c->pod_fd, c->info.pod);
+	if (r < 0) {
+		(void) run_error_set(&err, r, "cannot copy the apps' status codes: %m");
+		print_warning(NULL, err.msg);
+	}
 	if (pe.fill_status >= 0) {
 		r = pod_status_fill(c->pod_fd, c->info.pod, pe.fill_status);
 		if (r < 0) {

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -126,30 +127,58 @@ int pod_exit_read(int pod_fd)
 	return code;
 }
 
-/* status_fd is the guest's directory: whatever is there under any name is left alone. */
-static int status_write(int status_fd, const char *app, int code)
+/* Publish the unlinked file fd as name in dir_fd: through /proc, or AT_EMPTY_PATH without it. */
+static int tmpfile_link(int fd, int dir_fd, const char *name)
+{
+	char p[64];
+	int r;
+
+	(void) snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, p, dir_fd, name, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	r = -errno;
+	if (r != -ENOENT || access("/proc/self/fd", F_OK) == 0)
+		return r;
+	return linkat(fd, "", dir_fd, name, AT_EMPTY_PATH) < 0 ? -errno : 0;
+}
+
+int pod_status_write(int status_fd, const char *app, int code)
 {
 	char tmp[NAME_MAX + 1], val[8];
 	_cleanup_close_ int fd = -1;
+	bool named = false;
 	int r;
 
+	assert_return(app && code >= 0 && code <= 255, -EINVAL);
 	if (strlen(app) > NAME_MAX - 16)
 		return -ENAMETOOLONG;
-	if (strchr(app, '/'))
+	if (!*app || strchr(app, '/') || strcmp(app, ".") == 0 || strcmp(app, "..") == 0)
 		return -EINVAL;
-	(void) snprintf(tmp, sizeof(tmp), ".%s.cc-tmp", app);
 	(void) snprintf(val, sizeof(val), "%d", code);
-	/* A leftover temporary name (or one the guest planted: unlinking follows nothing). */
-	(void) unlinkat(status_fd, tmp, 0);
-	fd = beneath_create(status_fd, tmp, O_WRONLY, 0644);
-	if (fd < 0)
-		return fd;
+	/* A file with no name until it is complete: nothing in the directory is opened. */
+	fd = openat(status_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd < 0 && errno != EOPNOTSUPP && errno != EISDIR)
+		return -errno;
+	if (fd < 0) {
+		/* No O_TMPFILE here (overlayfs before Linux 6.6): a temporary name, after
+		 * unlinking whatever has it (unlinking follows nothing). */
+		(void) snprintf(tmp, sizeof(tmp), ".%s.cc-tmp", app);
+		(void) unlinkat(status_fd, tmp, 0);
+		fd = beneath_create(status_fd, tmp, O_WRONLY, 0644);
+		if (fd < 0) /* EEXIST: a directory has the name; not the app's code */
+			return fd == -EEXIST ? -EBUSY : fd;
+		named = true;
+	}
 	r = loop_write(fd, val, strlen(val));
 	if (r >= 0 && fsync(fd) < 0)
 		r = -errno;
-	if (r >= 0 && linkat(status_fd, tmp, status_fd, app, 0) < 0)
-		r = -errno; /* EEXIST: the guest wrote it meanwhile, keep the guest's */
-	(void) unlinkat(status_fd, tmp, 0);
+	/* Only this EEXIST means the app has its code already: linkat never replaces. */
+	if (r >= 0 && named && linkat(status_fd, tmp, status_fd, app, 0) < 0)
+		r = -errno;
+	else if (r >= 0 && !named)
+		r = tmpfile_link(fd, status_fd, app);
+	if (named)
+		(void) unlinkat(status_fd, tmp, 0);
 	return r;
 }
 
@@ -159,8 +188,8 @@ int pod_status_fill(int pod_fd, const struct pod_manifest *pod, int code)
 	int written = 0, first_err = 0;
 
 	assert_return(pod && code >= 0 && code <= 255, -EINVAL);
-	/* Every component of stage1/rootfs/rkt/status may be the guest's link to a host
-	 * directory: resolved beneath the pod dir, through no link. */
+	/* Only run writes rkt/status (the guest has rkt/guest); a compromised VMM, chrooted in
+	 * stage1/rootfs, could still link a component: resolved beneath the pod dir, no link. */
 	status_fd = beneath_open(pod_fd, POD_STATUS_DIR, O_PATH | O_DIRECTORY, S_IFDIR);
 	if (status_fd < 0)
 		return status_fd;
@@ -170,7 +199,7 @@ int pod_status_fill(int pod_fd, const struct pod_manifest *pod, int code)
 
 		if (fstatat(status_fd, pod->apps[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
-		r = status_write(status_fd, pod->apps[i].name, code);
+		r = pod_status_write(status_fd, pod->apps[i].name, code);
 		if (r == -EEXIST)
 			continue;
 		if (r < 0) {

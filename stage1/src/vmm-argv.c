@@ -204,7 +204,7 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 	}
 	/* Reachable by rkt's group (rkt status): the host-volume policy on the whole share. */
 	add(&b, "--9p");
-	add(&b, "cc-rkt:%s/" POD_RKT_DIR, d);
+	add(&b, "cc-rkt:%s/" POD_GUEST_RKT_DIR, d);
 	add(&b, "--9p-hostvol");
 	add(&b, "cc-rkt");
 	add(&b, "--9p");

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,4 +78,26 @@ void testapp_step_mkfifo(const char *path)
 		testapp_say("mkfifo %s errno=%s", path, testapp_errno_name(errno));
 	else
 		testapp_say("mkfifo %s ok", path);
+}
+
+/* truncate=PATH:SIZE: create PATH (a sparse file) of SIZE bytes */
+void testapp_step_truncate(const char *arg)
+{
+	char path[PATH_MAX];
+	const char *colon = strrchr(arg, ':');
+	int fd;
+
+	if (!colon || (size_t) (colon - arg) >= sizeof(path)) {
+		testapp_say("truncate %s errno=EINVAL", arg);
+		return;
+	}
+	memcpy(path, arg, colon - arg);
+	path[colon - arg] = '\0';
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || ftruncate(fd, strtoll(colon + 1, NULL, 10)) < 0)
+		testapp_say("truncate %s errno=%s", path, testapp_errno_name(errno));
+	else
+		testapp_say("truncate %s ok", path);
+	if (fd >= 0)
+		close(fd);
 }

@@ -31,7 +31,8 @@
  *   mds=PATH  mds-serve=PORT:TOKEN:N           metadata service client and stand-in (same)
  *   recv=PORT  send=IP:PORT:MB                 bulk TCP transfer, timed (cc-testapp-bulk.c)
  *   setns=PID  symlink=TARGET:LINK             the hostile guest (cc-testapp-hostile.c): join
- *   rmdir=PATH  mkfifo=PATH                    PID's mount namespace, make links and FIFOs
+ *   rmdir=PATH  mkfifo=PATH                    PID's mount namespace, make links and FIFOs,
+ *   truncate=PATH:SIZE                         a sparse file of SIZE bytes
  *
  * A failed step prints its errno name (e.g. "write /ro/x errno=EROFS") and goes on.
  */
@@ -486,6 +487,8 @@ static int step(const char *s)
 		testapp_step_rmdir(arg);
 	else if (strncmp(s, "mkfifo=", 7) == 0)
 		testapp_step_mkfifo(arg);
+	else if (strncmp(s, "truncate=", 9) == 0)
+		testapp_step_truncate(arg);
 	else
 		testapp_say("unknown step %s", s);
 	return -1;

@@ -33,3 +33,4 @@ void testapp_step_setns(const char *arg);
 void testapp_step_symlink(const char *arg);
 void testapp_step_rmdir(const char *path);
 void testapp_step_mkfifo(const char *path);
+void testapp_step_truncate(const char *arg);

@@ -161,10 +161,9 @@ int cmd_status(const struct stage0_ctx *ctx, int argc, char **argv)
 	if (asprintf(&path, "%s/pod-created", pod) >= 0 && stat(path, &st) == 0)
 		time_print("created", &st.st_mtim);
 	free(path);
-	if (asprintf(&path, "%s/pid", pod) >= 0 && stat(path, &st) == 0) {
+	if (asprintf(&path, "%s/pid", pod) >= 0 && lstat(path, &st) == 0) {
 		time_print("started", &st.st_mtim);
-		if (read_full_file(path, 64, &pid, NULL) >= 0)
-			pid[strcspn(pid, "\n")] = '\0';
+		(void) pod_pid_read(pod, &pid); /* none printed for a link, FIFO or big file */
 	}
 	printf("networks=\n");
 	if (pid)

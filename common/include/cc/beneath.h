@@ -25,7 +25,8 @@
 /*
  * Open path (relative to root_fd) as flags (O_RDONLY, O_WRONLY, O_RDWR, optionally O_PATH,
  * O_DIRECTORY, O_APPEND, O_TRUNC; never O_CREAT) if it is of type (S_IFREG, S_IFDIR, or with
- * O_PATH any S_IF* type, e.g. S_IFSOCK). Returns the fd.
+ * O_PATH any S_IF* type, e.g. S_IFSOCK). Returns the fd. Without /proc only O_PATH and
+ * read-only opens without O_TRUNC are done (-EOPNOTSUPP otherwise).
  */
 int beneath_open(int root_fd, const char *path, int flags, mode_t type);
 

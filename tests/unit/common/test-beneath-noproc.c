@@ -2,8 +2,8 @@
 /*
  * beneath.h without /proc (a private mount namespace with an empty tmpfs over it): the reopen
  * resolves the path again and checks it is the same file. The same attacks must fail the same
- * way, without blocking (10 s per test). Needs root and a mount namespace; skipped (77)
- * otherwise.
+ * way, without blocking (10 s per test), and nothing is opened for writing. Needs root and a mount
+ * namespace; skipped (77) otherwise.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -74,6 +74,18 @@ START_TEST(test_noproc_reads_and_refuses)
 }
 END_TEST
 
+START_TEST(test_noproc_no_write_or_truncate)
+{
+	/* The reopen opens the path again before it can check the file: a file swapped in
+	 * meanwhile would be truncated or written before -ESTALE. So it does not write. */
+	ASSERT_ERRNO(beneath_open(root_fd, "d/f", O_WRONLY | O_TRUNC, S_IFREG), EOPNOTSUPP);
+	ASSERT_ERRNO(beneath_open(root_fd, "d/f", O_RDONLY | O_TRUNC, S_IFREG), EOPNOTSUPP);
+	ASSERT_ERRNO(beneath_open(root_fd, "d/f", O_WRONLY, S_IFREG), EOPNOTSUPP);
+	ASSERT_ERRNO(beneath_open(root_fd, "d/f", O_RDWR | O_APPEND, S_IFREG), EOPNOTSUPP);
+	ck_assert_str_eq(cctest_read_at(tmp, "root/d/f"), "42\n");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("beneath-noproc");
@@ -82,6 +94,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 10);
 	tcase_add_test(tc, test_noproc_reads_and_refuses);
+	tcase_add_test(tc, test_noproc_no_write_or_truncate);
 	suite_add_tcase(s, tc);
 	return s;
 }

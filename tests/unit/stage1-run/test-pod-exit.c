@@ -77,7 +77,7 @@ START_TEST(test_decision_table)
 		 "the VM ended without a pod exit status (cc-vmm exit 129)"},
 		{EXITED(0), -2, 1, -1, true, false,
 		 "the VM ended without a pod exit status (cc-vmm exit 0, malformed "
-		 "stage1/rootfs/rkt/cc-pod-exit)"},
+		 "stage1/rootfs/rkt/guest/cc-pod-exit)"},
 		{SIGNALED(SIGKILL), -2, 137, 137, false, false, NULL},
 	};
 
@@ -109,7 +109,8 @@ START_TEST(test_status_fill_and_read)
 	char p[PATH_MAX];
 
 	ASSERT_OK(pod_manifest_parse(pod_json, strlen(pod_json), &pm, NULL));
-	(void) snprintf(p, sizeof(p), "mkdir -p %s/" POD_STATUS_DIR, tmp);
+	(void) snprintf(p, sizeof(p), "mkdir -p %s/" POD_STATUS_DIR " %s/" POD_GUEST_RKT_DIR, tmp,
+			tmp);
 	ck_assert_int_eq(system(p), 0);
 	pod_fd = open(tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_int_ge(pod_fd, 0);
@@ -141,8 +142,9 @@ START_TEST(test_status_fill_and_read)
 END_TEST
 
 /*
- * The hostile guest's side (issue #27): everything under stage1/rootfs/rkt is on a read-write
- * 9p share. tmp/pod is the pod dir, tmp/host a host directory (a canary) the guest points at.
+ * The hostile side (issue #27): stage1/rootfs/rkt/guest is the guest's read-write 9p share;
+ * rkt/status only a compromised VMM (chrooted in stage1/rootfs) reaches. tmp/pod is the pod
+ * dir, tmp/host a host directory (a canary) they point at.
  */
 static char *atk_tmp;
 static int atk_pod_fd = -1;
@@ -159,7 +161,9 @@ static void attack_setup(void)
 	cctest_write_at(atk_tmp, "host/cc-pod-exit", "0");
 	cctest_write_at(atk_tmp, "host/status/canary", "canary");
 	(void) snprintf(atk_host, sizeof(atk_host), "%s/host", atk_tmp);
-	(void) snprintf(p, sizeof(p), "mkdir -p %s/pod/" POD_STATUS_DIR, atk_tmp);
+	(void) snprintf(p, sizeof(p),
+			"mkdir -p %s/pod/" POD_STATUS_DIR " %s/pod/" POD_GUEST_RKT_DIR, atk_tmp,
+			atk_tmp);
 	ck_assert_int_eq(system(p), 0);
 	(void) snprintf(p, sizeof(p), "%s/pod", atk_tmp);
 	atk_pod_fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -242,9 +246,9 @@ START_TEST(test_status_entries_planted_by_the_guest)
 	char target[PATH_MAX];
 
 	ASSERT_OK(pod_manifest_parse(pod_json, strlen(pod_json), &pm, NULL));
-	/* "one": a link to a host file, kept as the guest's status, never written through.
-	 * "two": its temporary name is a link to a host file. "three": its temporary name is a
-	 * FIFO with no reader (opening it for writing would block). */
+	/* "one": a link to a host file, kept as a code already there, never written through.
+	 * "two": its old temporary name is a link to a host file. "three": its old temporary
+	 * name is a FIFO with no reader (opening it for writing would block). */
 	(void) snprintf(target, sizeof(target), "%s/status/canary", atk_host);
 	replace_with_link(POD_STATUS_DIR "/one", target);
 	replace_with_link(POD_STATUS_DIR "/.two.cc-tmp", target);

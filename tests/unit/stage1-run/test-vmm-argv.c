@@ -57,7 +57,7 @@ START_TEST(test_quiet)
 		"--9p",
 		"cc-stage2:/p/stage1/rootfs/opt/stage2",
 		"--9p",
-		"cc-rkt:/p/stage1/rootfs/rkt",
+		"cc-rkt:/p/stage1/rootfs/rkt/guest",
 		"--9p-hostvol",
 		"cc-rkt",
 		"--9p",
