@@ -26,6 +26,7 @@
 #include "pod-paths.h"
 #include "pod-resources.h"
 #include "rm-rf.h"
+#include "run-bound.h"
 #include "run-net.h"
 #include "run-prepare.h"
 #include "stage1/flags.h"
@@ -83,11 +84,13 @@ struct run_ctx {
 	char machine_id[STAGE1_MACHINE_ID_STRING_MAX];
 	bool journal_linked;
 	bool machine_registered;
-	struct tty_raw tty; /* --interactive: the terminal in raw mode while the VMM runs */
+	struct tty_raw tty;	/* --interactive: the terminal in raw mode while the VMM runs */
+	struct run_bound bound; /* the VMM's cgroup or rlimits */
 };
 
 static void run_ctx_done(struct run_ctx *c)
 {
+	run_bound_done(&c->bound);
 	run_net_done(&c->net);
 	volume_plan_done(&c->plan);
 	pod_info_done(&c->info);
@@ -154,6 +157,10 @@ static void run_undo(struct run_ctx *c)
 	struct run_error err = {};
 	bool keep = false;
 
+	if (run_bound_remove(&c->bound) < 0) {
+		print_warning(NULL, "cannot remove the VMM's cgroup");
+		keep = true;
+	}
 	if (c->journal_linked && pod_journal_unlink(c->machine_id) < 0) {
 		print_warning(NULL, "cannot remove the pod's journal link");
 		keep = true;
@@ -300,6 +307,13 @@ static void machine_unregister(struct run_ctx *c)
 		print_warning(NULL, err.msg[0] ? err.msg : "cannot unregister the pod");
 }
 
+static int vmm_prestart(pid_t pid, void *userdata, struct run_error *reterr_error)
+{
+	struct run_ctx *c = userdata;
+
+	return run_bound_prestart(&c->bound, pid, reterr_error);
+}
+
 /* --debug: the VMM command line on one line, each argument single-quoted. */
 static void log_argv(char *const *argv)
 {
@@ -364,6 +378,12 @@ static int run_vmm(struct run_ctx *c)
 	}
 	if (c->flags.debug)
 		log_argv(argv);
+	r = run_bound_setup(&c->bound, c->pod_fd, c->flags.uuid, &c->size, c->image, print_warning,
+			    NULL, &err);
+	if (r < 0) {
+		run_undo(c);
+		return fail(1, err.msg);
+	}
 
 	struct supervise_config sc = {
 		.argv = argv,
@@ -371,6 +391,7 @@ static int run_vmm(struct run_ctx *c)
 		.pod_fd = c->pod_fd,
 		.keep_fds = c->net.tap_fds,
 		.n_keep_fds = c->net.pod.n_nics,
+		.prestart = vmm_prestart,
 		.started = vmm_started,
 		.userdata = c,
 	};
@@ -387,6 +408,7 @@ static int run_vmm(struct run_ctx *c)
 		return fail(1, err.msg);
 	}
 	pod_exit_decide(status, pod_exit_read(c->pod_fd), &pe);
+	run_bound_finish(&c->bound, &pe, print_warning, NULL);
 	if (pe.fill_status >= 0) {
 		r = pod_status_fill(c->pod_fd, c->info.pod, pe.fill_status);
 		if (r < 0) {
@@ -405,7 +427,8 @@ static int run_vmm(struct run_ctx *c)
 
 int main(int argc, char *argv[])
 {
-	_cleanup_(run_ctx_done) struct run_ctx c = {.pod_fd = -1, .lock_fd = -1, .tty = {.fd = -1}};
+	_cleanup_(run_ctx_done) struct run_ctx c = {
+		.pod_fd = -1, .lock_fd = -1, .tty = {.fd = -1}, .bound = RUN_BOUND_NULL};
 	struct stage1_error serr = {};
 	struct run_error err = {};
 	int r;
