@@ -244,17 +244,20 @@ static int run_enter_pod(struct run_ctx *c)
 }
 
 /*
- * Once the VMM runs: register the pod with systemd-machined, the VMM as its leader (its root is
- * the stage1 rootfs, cc-vmm --chroot), recorded first so that gc unregisters it after a crash.
- * machined is optional: without it nothing is said; a failed registration is a warning.
+ * Before the VMM execs: register the pod with systemd-machined, the VMM as its leader (its root
+ * is the stage1 rootfs, cc-vmm --chroot), recorded first so that gc unregisters it after a
+ * crash. machined is optional: without it nothing is said; a failed registration is a warning.
+ * *ret_scope: systemd moved the leader into a scope of its own.
  */
-static void machine_register(struct run_ctx *c, pid_t pid)
+static void machine_register(struct run_ctx *c, pid_t pid, bool *ret_scope)
 {
 	_cleanup_free_ char *name = NULL, *root = NULL;
 	struct machined_machine m = {
 		.service = "rkt",
 		.class = "container",
 		.leader = pid,
+		.memory_max = c->bound.b.memory_max,
+		.tasks_max = c->bound.b.pids_max,
 	};
 	struct run_error err = {};
 	bool scope;
@@ -271,6 +274,7 @@ static void machine_register(struct run_ctx *c, pid_t pid)
 		return print_warning(NULL, err.msg);
 	}
 	r = machined_register(&m, &scope, &err);
+	*ret_scope = r == 0 && scope;
 	if (r == -EOPNOTSUPP)
 		log_debug("no systemd-machined on the system bus: the pod is not registered");
 	else if (r < 0)
@@ -283,15 +287,13 @@ static void machine_register(struct run_ctx *c, pid_t pid)
 }
 
 /*
- * The VMM runs: register the machine, then, with --interactive, give the terminal to the app
- * (the guest console): raw mode, Ctrl-C included, until the VMM exits. After the registration,
- * so that its warnings still print as lines.
+ * The VMM runs: with --interactive, give the terminal to the app (the guest console): raw
+ * mode, Ctrl-C included, until the VMM exits.
  */
-static void vmm_started(pid_t pid, void *userdata)
+static void vmm_started(pid_t pid _unused_, void *userdata)
 {
 	struct run_ctx *c = userdata;
 
-	machine_register(c, pid);
 	if (c->flags.interactive)
 		(void) tty_raw_enter(&c->tty, STDIN_FILENO);
 }
@@ -307,11 +309,19 @@ static void machine_unregister(struct run_ctx *c)
 		print_warning(NULL, err.msg[0] ? err.msg : "cannot unregister the pod");
 }
 
+/*
+ * Before the VMM child may exec: register the machine, then put the child under its bound.
+ * In this order, because machined reads the leader's unit from its cgroup (RegisterMachine:
+ * run's unit), and a scope that machined has systemd make (CreateMachine) already holds the
+ * child, with the bound as its properties.
+ */
 static int vmm_prestart(pid_t pid, void *userdata, struct run_error *reterr_error)
 {
 	struct run_ctx *c = userdata;
+	bool scope = false;
 
-	return run_bound_prestart(&c->bound, pid, reterr_error);
+	machine_register(c, pid, &scope);
+	return run_bound_prestart(&c->bound, pid, scope, reterr_error);
 }
 
 /* --debug: the VMM command line on one line, each argument single-quoted. */

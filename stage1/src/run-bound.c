@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,15 +71,32 @@ int run_bound_setup(struct run_bound *rb, int pod_fd, const char *uuid, const st
 	return 0;
 }
 
-int run_bound_prestart(struct run_bound *rb, pid_t pid, struct run_error *reterr_error)
+int run_bound_prestart(struct run_bound *rb, pid_t pid, bool in_scope,
+		       struct run_error *reterr_error)
 {
 	int r;
 
-	if (rb->cg.dir_fd >= 0) {
+	if (rb->cg.dir_fd >= 0 && in_scope) {
+		/* systemd's scope holds the VMM, bounded by its unit's MemoryMax and TasksMax. */
+		rb->watch_fd =
+			vmm_cgroup_of_pid(rb->root_fd, pid, rb->watch_name, sizeof(rb->watch_name));
+		if (rb->watch_fd < 0)
+			return run_error_set(reterr_error, rb->watch_fd,
+					     "cannot find the VMM's cgroup in its scope: %m");
+		r = run_bound_remove(rb);
+		if (r < 0)
+			return run_error_set(reterr_error, r, "cannot remove cgroup %s: %m",
+					     rb->cg.path);
+	} else if (rb->cg.dir_fd >= 0) {
 		r = vmm_cgroup_attach(&rb->cg, pid);
 		if (r < 0)
 			return run_error_set(reterr_error, r,
 					     "cannot move the VMM into cgroup %s: %m", rb->cg.path);
+		rb->watch_fd = fcntl(rb->cg.dir_fd, F_DUPFD_CLOEXEC, 3);
+		if (rb->watch_fd < 0)
+			return run_error_set(reterr_error, errno, "cannot keep cgroup %s open: %m",
+					     rb->cg.path);
+		(void) snprintf(rb->watch_name, sizeof(rb->watch_name), "%s", rb->cg.path);
 	}
 	if (rb->rlimit) {
 		r = vmm_bound_rlimit_apply(pid, &rb->b);
@@ -102,14 +120,13 @@ void run_bound_finish(struct run_bound *rb, struct pod_exit *pe, run_warn_fn war
 	uint64_t kills = 0;
 	int r;
 
-	if (rb->cg.dir_fd >= 0 && rb->cg.memory && vmm_cgroup_oom_kills(&rb->cg, &kills) == 0 &&
-	    kills > 0) {
+	if (rb->watch_fd >= 0 && vmm_cgroup_oom_kills(rb->watch_fd, &kills) == 0 && kills > 0) {
 		/* An error unless the pod's own status was recorded first (pod_exit_decide()). */
 		pe->report = true;
 		(void) snprintf(pe->msg, sizeof(pe->msg),
 				"cc-vmm was OOM-killed at its memory bound (memory.max %" PRIu64
-				" MiB, cgroup %s)",
-				rb->b.memory_max / MIB, rb->cg.path);
+				" MiB, cgroup %.64s)",
+				rb->b.memory_max / MIB, rb->watch_name);
 	}
 	r = run_bound_remove(rb);
 	if (r < 0) {
@@ -133,5 +150,6 @@ void run_bound_gc(int pod_fd)
 void run_bound_done(struct run_bound *rb)
 {
 	vmm_cgroup_done(&rb->cg);
+	rb->watch_fd = safe_close(rb->watch_fd);
 	rb->root_fd = safe_close(rb->root_fd);
 }

@@ -19,14 +19,17 @@
 
 struct run_bound {
 	struct vmm_bound b;
-	struct vmm_cgroup cg;
+	struct vmm_cgroup cg; /* ours, removed when the pod ends */
 	int root_fd;
+	/* Where the VMM runs under memory.max: ours, or the scope systemd moved it into. */
+	int watch_fd;
+	char watch_name[256];
 	bool rlimit; /* RLIMIT_DATA is the VMM's memory bound */
 };
 
-#define RUN_BOUND_NULL                               \
-	{                                            \
-		.cg = VMM_CGROUP_NULL, .root_fd = -1 \
+#define RUN_BOUND_NULL                                               \
+	{                                                            \
+		.cg = VMM_CGROUP_NULL, .root_fd = -1, .watch_fd = -1 \
 	}
 
 /*
@@ -38,8 +41,13 @@ int run_bound_setup(struct run_bound *rb, int pod_fd, const char *uuid, const st
 		    const char *image, run_warn_fn warn, void *userdata,
 		    struct run_error *reterr_error);
 
-/* supervise_config.prestart: put the VMM child pid under the bound. */
-int run_bound_prestart(struct run_bound *rb, pid_t pid, struct run_error *reterr_error);
+/*
+ * supervise_config.prestart: put the VMM child pid under the bound: into our cgroup, unless
+ * in_scope (systemd-machined had systemd move it into a scope of its own, whose properties
+ * carry the same bound: then ours, unused, is removed), and RLIMIT_DATA for the fallback.
+ */
+int run_bound_prestart(struct run_bound *rb, pid_t pid, bool in_scope,
+		       struct run_error *reterr_error);
 
 /*
  * After the VMM exited: when the OOM killer killed it (its cgroup's memory.events), say so in

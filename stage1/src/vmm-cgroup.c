@@ -288,10 +288,36 @@ static int keyed_u64(int dir_fd, const char *name, const char *key, uint64_t *re
 	return -ENOENT;
 }
 
-int vmm_cgroup_oom_kills(const struct vmm_cgroup *cg, uint64_t *ret)
+int vmm_cgroup_oom_kills(int dir_fd, uint64_t *ret)
 {
-	assert_return(cg && cg->dir_fd >= 0 && ret, -EINVAL);
-	return keyed_u64(cg->dir_fd, "memory.events", "oom_kill", ret);
+	assert_return(dir_fd >= 0 && ret, -EINVAL);
+	return keyed_u64(dir_fd, "memory.events", "oom_kill", ret);
+}
+
+int vmm_cgroup_of_pid(int root_fd, pid_t pid, char *name, size_t n)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = -1;
+	char path[64], *line, *end;
+	int r;
+
+	assert_return(pid > 0 && name && n > 0, -EINVAL);
+	(void) snprintf(path, sizeof(path), "/proc/%d/cgroup", (int) pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	r = read_full_fd(fd, CG_FILE_MAX, &buf, NULL);
+	if (r < 0)
+		return r;
+	line = strncmp(buf, "0::/", 4) == 0 ? buf : strstr(buf, "\n0::/");
+	if (!line)
+		return -ENOMEDIUM;
+	line += line == buf ? 4 : 5;
+	end = strchr(line, '\n');
+	if (end)
+		*end = '\0';
+	(void) snprintf(name, n, "%s", *line ? line : ".");
+	return open_beneath(root_fd, *line ? line : ".", O_PATH | O_DIRECTORY);
 }
 
 /* SIGKILL to each process of cgroup.procs (kernels before 5.14 have no cgroup.kill). */

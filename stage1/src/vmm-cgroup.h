@@ -64,8 +64,17 @@ int vmm_cgroup_create(int root_fd, const char *path, const struct vmm_bound *b,
 /* Move pid into the cgroup (cgroup.procs). */
 int vmm_cgroup_attach(const struct vmm_cgroup *cg, pid_t pid);
 
-/* How many processes of the cgroup the OOM killer killed (memory.events "oom_kill"). */
-int vmm_cgroup_oom_kills(const struct vmm_cgroup *cg, uint64_t *ret);
+/*
+ * How many processes of the cgroup dir_fd the OOM killer killed (memory.events "oom_kill").
+ * -ENOENT without the memory controller.
+ */
+int vmm_cgroup_oom_kills(int dir_fd, uint64_t *ret);
+
+/*
+ * The cgroup v2 of pid ("0::<path>" in /proc/<pid>/cgroup), opened beneath root_fd without
+ * following symlinks; its path (from the root, truncated to fit) in name.
+ */
+int vmm_cgroup_of_pid(int root_fd, pid_t pid, char *name, size_t n);
 
 /*
  * Remove <root_fd>/path: kill every process left in it (cgroup.kill, or SIGKILL to each of

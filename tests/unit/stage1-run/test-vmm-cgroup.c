@@ -133,14 +133,14 @@ START_TEST(test_create_writes_the_bound)
 
 	ASSERT_OK(vmm_cgroup_attach(&cg, 4242));
 	ck_assert_str_eq(line_at("p/pod/cgroup.procs"), "4242");
-	ASSERT_OK(vmm_cgroup_oom_kills(&cg, &kills));
+	ASSERT_OK(vmm_cgroup_oom_kills(cg.dir_fd, &kills));
 	ck_assert_uint_eq(kills, 0);
 	cctest_write_at(tmp, "root/p/pod/memory.events",
 			"low 0\nhigh 0\nmax 7\noom 2\noom_kill 2\n");
-	ASSERT_OK(vmm_cgroup_oom_kills(&cg, &kills));
+	ASSERT_OK(vmm_cgroup_oom_kills(cg.dir_fd, &kills));
 	ck_assert_uint_eq(kills, 2);
 	cctest_write_at(tmp, "root/p/pod/memory.events", "oom_kill x\n");
-	ASSERT_ERRNO(vmm_cgroup_oom_kills(&cg, &kills), EBADMSG);
+	ASSERT_ERRNO(vmm_cgroup_oom_kills(cg.dir_fd, &kills), EBADMSG);
 	vmm_cgroup_done(&cg);
 	ck_assert_int_eq(cg.dir_fd, -1);
 }
