@@ -18,6 +18,7 @@
 #include "cc/cleanup.h"
 #include "cc/log.h"
 #include "pod-resources.h"
+#include "run-bound.h"
 #include "run-net.h"
 #include "stage1/flags.h"
 #include "vmm-reap.h"
@@ -88,6 +89,8 @@ int main(int argc, char *argv[])
 	if (r > 0)
 		log_debug("killed the leftover cc-vmm %d", (int) pid);
 
+	/* The VMM's cgroup: whatever else is left in it is killed before the networks go. */
+	run_bound_gc(pod_fd);
 	/* After the VMM: a tap is busy while the VMM holds it. */
 	r = run_net_teardown_pod(pod_fd, flags.uuid, flags.local_config, &err);
 	if (r < 0)

@@ -26,6 +26,7 @@
 #include "pod-paths.h"
 #include "pod-resources.h"
 #include "rm-rf.h"
+#include "run-bound.h"
 #include "run-net.h"
 #include "run-prepare.h"
 #include "status-mirror.h"
@@ -85,11 +86,13 @@ struct run_ctx {
 	char machine_id[STAGE1_MACHINE_ID_STRING_MAX];
 	bool journal_linked;
 	bool machine_registered;
-	struct tty_raw tty; /* --interactive: the terminal in raw mode while the VMM runs */
+	struct tty_raw tty;	/* --interactive: the terminal in raw mode while the VMM runs */
+	struct run_bound bound; /* the VMM's cgroup or rlimits */
 };
 
 static void run_ctx_done(struct run_ctx *c)
 {
+	run_bound_done(&c->bound);
 	run_net_done(&c->net);
 	volume_plan_done(&c->plan);
 	volume_roots_done(&c->roots);
@@ -157,6 +160,10 @@ static void run_undo(struct run_ctx *c)
 	struct run_error err = {};
 	bool keep = false;
 
+	if (run_bound_remove(&c->bound) < 0) {
+		print_warning(NULL, "cannot remove the VMM's cgroup");
+		keep = true;
+	}
 	if (c->journal_linked && pod_journal_unlink(c->machine_id) < 0) {
 		print_warning(NULL, "cannot remove the pod's journal link");
 		keep = true;
@@ -240,17 +247,20 @@ static int run_enter_pod(struct run_ctx *c)
 }
 
 /*
- * Once the VMM runs: register the pod with systemd-machined, the VMM as its leader (its root is
- * the stage1 rootfs, cc-vmm --chroot), recorded first so that gc unregisters it after a crash.
- * machined is optional: without it nothing is said; a failed registration is a warning.
+ * Before the VMM execs: register the pod with systemd-machined, the VMM as its leader (its root
+ * is the stage1 rootfs, cc-vmm --chroot), recorded first so that gc unregisters it after a
+ * crash. machined is optional: without it nothing is said; a failed registration is a warning.
+ * *ret_scope: systemd moved the leader into a scope of its own.
  */
-static void machine_register(struct run_ctx *c, pid_t pid)
+static void machine_register(struct run_ctx *c, pid_t pid, bool *ret_scope)
 {
 	_cleanup_free_ char *name = NULL, *root = NULL;
 	struct machined_machine m = {
 		.service = "rkt",
 		.class = "container",
 		.leader = pid,
+		.memory_max = c->bound.b.memory_max,
+		.tasks_max = c->bound.b.pids_max,
 	};
 	struct run_error err = {};
 	bool scope;
@@ -267,6 +277,7 @@ static void machine_register(struct run_ctx *c, pid_t pid)
 		return print_warning(NULL, err.msg);
 	}
 	r = machined_register(&m, &scope, &err);
+	*ret_scope = r == 0 && scope;
 	if (r == -EOPNOTSUPP)
 		log_debug("no systemd-machined on the system bus: the pod is not registered");
 	else if (r < 0)
@@ -279,15 +290,13 @@ static void machine_register(struct run_ctx *c, pid_t pid)
 }
 
 /*
- * The VMM runs: register the machine, then, with --interactive, give the terminal to the app
- * (the guest console): raw mode, Ctrl-C included, until the VMM exits. After the registration,
- * so that its warnings still print as lines.
+ * The VMM runs: with --interactive, give the terminal to the app (the guest console): raw
+ * mode, Ctrl-C included, until the VMM exits.
  */
-static void vmm_started(pid_t pid, void *userdata)
+static void vmm_started(pid_t pid _unused_, void *userdata)
 {
 	struct run_ctx *c = userdata;
 
-	machine_register(c, pid);
 	if (c->flags.interactive)
 		(void) tty_raw_enter(&c->tty, STDIN_FILENO);
 }
@@ -309,6 +318,21 @@ static void machine_unregister(struct run_ctx *c)
 		return;
 	if (asprintf(&name, "rkt-%s", c->flags.uuid) < 0 || machined_unregister(name, &err) < 0)
 		print_warning(NULL, err.msg[0] ? err.msg : "cannot unregister the pod");
+}
+
+/*
+ * Before the VMM child may exec: register the machine, then put the child under its bound.
+ * In this order, because machined reads the leader's unit from its cgroup (RegisterMachine:
+ * run's unit), and a scope that machined has systemd make (CreateMachine) already holds the
+ * child, with the bound as its properties.
+ */
+static int vmm_prestart(pid_t pid, void *userdata, struct run_error *reterr_error)
+{
+	struct run_ctx *c = userdata;
+	bool scope = false;
+
+	machine_register(c, pid, &scope);
+	return run_bound_prestart(&c->bound, pid, scope, reterr_error);
 }
 
 /* --debug: the VMM command line on one line, each argument single-quoted. */
@@ -377,6 +401,12 @@ static int run_vmm(struct run_ctx *c)
 	}
 	if (c->flags.debug)
 		log_argv(argv);
+	r = run_bound_setup(&c->bound, c->pod_fd, c->flags.uuid, &c->size, c->image, print_warning,
+			    NULL, &err);
+	if (r < 0) {
+		run_undo(c);
+		return fail(1, err.msg);
+	}
 
 	struct supervise_config sc = {
 		.argv = argv,
@@ -384,6 +414,7 @@ static int run_vmm(struct run_ctx *c)
 		.pod_fd = c->pod_fd,
 		.keep_fds = c->net.tap_fds,
 		.n_keep_fds = c->net.pod.n_nics,
+		.prestart = vmm_prestart,
 		.started = vmm_started,
 		.tick = vmm_tick,
 		.tick_ms = STATUS_MIRROR_TICK_MS,
@@ -408,6 +439,7 @@ static int run_vmm(struct run_ctx *c)
 		(void) run_error_set(&err, r, "cannot copy the apps' status codes: %m");
 		print_warning(NULL, err.msg);
 	}
+	run_bound_finish(&c->bound, &pe, print_warning, NULL);
 	if (pe.fill_status >= 0) {
 		r = pod_status_fill(c->pod_fd, c->info.pod, pe.fill_status);
 		if (r < 0) {
@@ -426,7 +458,8 @@ static int run_vmm(struct run_ctx *c)
 
 int main(int argc, char *argv[])
 {
-	_cleanup_(run_ctx_done) struct run_ctx c = {.pod_fd = -1, .lock_fd = -1, .tty = {.fd = -1}};
+	_cleanup_(run_ctx_done) struct run_ctx c = {
+		.pod_fd = -1, .lock_fd = -1, .tty = {.fd = -1}, .bound = RUN_BOUND_NULL};
 	struct stage1_error serr = {};
 	struct run_error err = {};
 	int r;

@@ -131,6 +131,29 @@ void bus_msg_append_empty_array(struct bus_msg *m, size_t element_alignment)
 	pad(m, element_alignment);
 }
 
+void bus_msg_append_u64_properties(struct bus_msg *m, const char *const *names,
+				   const uint64_t *values, size_t n)
+{
+	size_t len_at, start;
+
+	put_u32(m, 0); /* the array's length in bytes, set below */
+	len_at = m->len - 4;
+	pad(m, 8);
+	start = m->len;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t b[8];
+
+		for (int k = 0; k < 8; k++)
+			b[k] = (uint8_t) (values[i] >> (8 * k));
+		pad(m, 8); /* a struct */
+		put_string(m, names[i]);
+		put_signature(m, "t");
+		pad(m, 8);
+		put(m, b, sizeof(b));
+	}
+	set_u32(m, len_at, (uint32_t) (m->len - start));
+}
+
 void bus_msg_append_string(struct bus_msg *m, const char *s)
 {
 	put_string(m, s);

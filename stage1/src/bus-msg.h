@@ -45,6 +45,9 @@ void bus_msg_append_u32(struct bus_msg *m, uint32_t v);
 void bus_msg_append_bytes(struct bus_msg *m, const void *p, size_t n); /* "ay" */
 /* An empty array of elements aligned to element_alignment, e.g. 8 for "a(sv)". */
 void bus_msg_append_empty_array(struct bus_msg *m, size_t element_alignment);
+/* An "a(sv)" of n properties, names[i] with the value values[i] as a "t" (u64) variant. */
+void bus_msg_append_u64_properties(struct bus_msg *m, const char *const *names,
+				   const uint64_t *values, size_t n);
 /* Patch the body length; 0 or the first append error. */
 int bus_msg_finish(struct bus_msg *m);
 void bus_msg_done(struct bus_msg *m);

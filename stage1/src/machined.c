@@ -69,8 +69,15 @@ static void machine_msg(struct bus_msg *msg, const struct machined_machine *m, b
 	bus_msg_append_string(msg, m->class);
 	bus_msg_append_u32(msg, (uint32_t) m->leader);
 	bus_msg_append_string(msg, m->root_directory);
-	if (create)
-		bus_msg_append_empty_array(msg, 8);
+	if (create) {
+		static const char *const names[] = {"MemoryMax", "MemorySwapMax", "TasksMax"};
+		const uint64_t values[] = {m->memory_max, 0, m->tasks_max};
+
+		if (m->memory_max && m->tasks_max)
+			bus_msg_append_u64_properties(msg, names, values, 3);
+		else
+			bus_msg_append_empty_array(msg, 8);
+	}
 }
 
 int machined_register(const struct machined_machine *m, bool *ret_scope, struct run_error *err)

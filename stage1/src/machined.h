@@ -21,11 +21,17 @@ struct machined_machine {
 	const char *class;	    /* "container": machined opens the leader's root for -M */
 	pid_t leader;		    /* the VMM */
 	const char *root_directory; /* the pod's stage1 rootfs */
+	/*
+	 * The scope's unit properties, or 0 for none: the VMM's bound (docs/stage1.md, "The VMM's
+	 * bound"), which the scope must carry since systemd moves the leader into it.
+	 */
+	uint64_t memory_max, tasks_max;
 };
 
 /*
  * Register the machine as nspawn does: CreateMachine, where machined has systemd make the
- * leader a scope of its own (machine-<name>.scope), so that any number of pods started from
+ * leader a scope of its own (machine-<name>.scope, with MemoryMax, MemorySwapMax=0 and
+ * TasksMax when memory_max/tasks_max are set), so that any number of pods started from
  * one shell or unit each get one; where that fails (no systemd as init), RegisterMachine, with
  * the leader's own unit. *ret_scope: CreateMachine did it. 0 registered; -EOPNOTSUPP no bus or
  * no machined (nothing to report); another negative errno with a one-line reason in *err.

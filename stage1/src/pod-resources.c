@@ -15,14 +15,18 @@
 #include "machined.h"
 #include "pod-journal.h"
 #include "pod-resources.h"
+#include "vmm-cgroup.h"
 
 #define NETNS_DIR "/run/netns"
+
+_Static_assert(VMM_CGROUP_PATH_MAX <= POD_RESOURCE_NAME_MAX, "a cgroup path fits a record");
 
 static const char *const kind_names[_POD_RESOURCE_KIND_MAX] = {
 	[POD_RESOURCE_TAP] = "tap",
 	[POD_RESOURCE_NETNS] = "netns",
 	[POD_RESOURCE_JOURNAL_LINK] = "journal-link",
 	[POD_RESOURCE_MACHINE] = "machine",
+	[POD_RESOURCE_CGROUP] = "cgroup",
 };
 
 const char *pod_resource_kind_to_string(enum pod_resource_kind k)
@@ -75,6 +79,8 @@ int pod_resource_name_valid(enum pod_resource_kind kind, const char *name)
 		return name_chars_valid(name, POD_RESOURCE_NAME_MAX);
 	case POD_RESOURCE_JOURNAL_LINK:
 		return machine_id_valid(name);
+	case POD_RESOURCE_CGROUP:
+		return vmm_cgroup_path_valid(name);
 	default:
 		return 0;
 	}
@@ -237,6 +243,18 @@ static int netns_remove(const char *name)
 	return 0;
 }
 
+/* Kill what is left in it, then rmdir; no cgroup2 hierarchy: it cannot exist. */
+static int cgroup_remove(const char *path)
+{
+	_cleanup_close_ int root_fd = vmm_cgroup_root_open(NULL);
+
+	if (root_fd == -ENOMEDIUM || root_fd == -ENOENT)
+		return 0;
+	if (root_fd < 0)
+		return root_fd;
+	return vmm_cgroup_remove(root_fd, path, VMM_CGROUP_KILL_TIMEOUT_MS);
+}
+
 int pod_resource_remove(const struct pod_resource *r)
 {
 	assert_return(r, -EINVAL);
@@ -251,6 +269,8 @@ int pod_resource_remove(const struct pod_resource *r)
 		return pod_journal_unlink(r->name);
 	case POD_RESOURCE_MACHINE:
 		return machined_unregister(r->name, NULL);
+	case POD_RESOURCE_CGROUP:
+		return cgroup_remove(r->name);
 	default:
 		return -EINVAL;
 	}

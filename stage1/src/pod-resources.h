@@ -20,6 +20,7 @@ enum pod_resource_kind {
 	POD_RESOURCE_NETNS,	   /* a named network namespace, /run/netns/<name> */
 	POD_RESOURCE_JOURNAL_LINK, /* /var/log/journal/<machine id> -> the pod's journal */
 	POD_RESOURCE_MACHINE,	   /* a systemd-machined registration, by machine name */
+	POD_RESOURCE_CGROUP,	   /* the VMM's cgroup, by its path under the cgroup2 root */
 	_POD_RESOURCE_KIND_MAX,
 	_POD_RESOURCE_KIND_INVALID = -22,
 };
@@ -34,7 +35,8 @@ enum pod_resource_kind pod_resource_kind_from_string(const char *s);
 
 /*
  * Whether name is acceptable for kind (interface name rules for taps, a file name for netns and
- * machines, 32 lower-case hex digits for journal links).
+ * machines, 32 lower-case hex digits for journal links, a relative path of such file names for
+ * cgroups: vmm_cgroup_path_valid()).
  */
 int pod_resource_name_valid(enum pod_resource_kind kind, const char *name);
 

@@ -198,6 +198,13 @@ int supervise_run(const struct supervise_config *c, int *ret_status, pid_t *ret_
 		child_kill(pid);
 		return run_error_set(reterr_error, r, "cannot write the pid file: %m");
 	}
+	if (c->prestart) {
+		r = c->prestart(pid, c->userdata, reterr_error);
+		if (r < 0) {
+			child_kill(pid);
+			return r;
+		}
+	}
 	r = loop_write(gate_w, "g", 1);
 	gate_w = safe_close(gate_w);
 	n = loop_read(err_r, &e, sizeof(e));

@@ -34,6 +34,11 @@ struct supervise_config {
 	size_t n_keep_fds;
 	/* Called in the child just before exec (tests); NULL for none. */
 	void (*child_hook)(void);
+	/*
+	 * Called in the supervisor with the child's PID before the child may exec the VMM (to put
+	 * it into its cgroup, set its limits); an error kills the child. NULL for none.
+	 */
+	int (*prestart)(pid_t pid, void *userdata, struct run_error *reterr_error);
 	/* Called in the supervisor once the VMM runs (exec succeeded); NULL for none. */
 	void (*started)(pid_t pid, void *userdata);
 	/* Called in the supervisor while the VMM runs, each time tick_ms pass without a signal;

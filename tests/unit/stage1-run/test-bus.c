@@ -59,6 +59,31 @@ START_TEST(test_build_and_parse)
 }
 END_TEST
 
+/* CreateMachine's scope properties: "a(sv)" of "t" variants, laid out as D-Bus says. */
+START_TEST(test_u64_properties)
+{
+	_cleanup_(bus_msg_done) struct bus_msg m = {};
+	static const char *const names[] = {"MemoryMax", "TasksMax"};
+	static const uint64_t values[] = {0x0102030405060708, 17};
+	const uint8_t *b;
+
+	bus_msg_method_call(&m, "org.example", "/", "org.example", "M", "a(sv)");
+	bus_msg_append_u64_properties(&m, names, values, 2);
+	ASSERT_OK(bus_msg_finish(&m));
+	b = m.buf + m.body_start;
+	/* length 56, pad; "MemoryMax", "t", pad, u64; "TasksMax", "t", pad, u64 */
+	ck_assert_uint_eq(m.len - m.body_start, 64);
+	ck_assert_uint_eq(b[0], 56);
+	ck_assert_uint_eq(b[8], 9);
+	ck_assert_mem_eq(b + 12, "MemoryMax\0\1t\0", 13);
+	ck_assert_uint_eq(b[32], 8);
+	ck_assert_uint_eq(b[39], 1);
+	ck_assert_uint_eq(b[40], 8);
+	ck_assert_mem_eq(b + 44, "TasksMax\0\1t\0", 12);
+	ck_assert_uint_eq(b[56], 17);
+}
+END_TEST
+
 /* A hand-made error reply: REPLY_SERIAL 5, ERROR_NAME, SIGNATURE "s", body "no". */
 static size_t error_reply(uint8_t *b, bool big)
 {
@@ -225,6 +250,8 @@ START_TEST(test_machined_absent)
 		.class = "container",
 		.leader = getpid(),
 		.root_directory = "/",
+		.memory_max = 196u << 20,
+		.tasks_max = 17,
 	};
 	struct run_error err = {};
 	bool scope = true;
@@ -232,7 +259,7 @@ START_TEST(test_machined_absent)
 	/*
 	 * The bus daemon checks each message's body against its signature and drops the
 	 * connection of a sender of a malformed one: its "no such name" error also says that
-	 * CreateMachine ("sayssusa(sv)") was well formed.
+	 * CreateMachine ("sayssusa(sv)", with the scope's properties) was well formed.
 	 */
 	ck_assert_int_eq(setenv("DBUS_SYSTEM_BUS_ADDRESS", address, 1), 0);
 	ASSERT_ERRNO(machined_register(&m, &scope, &err), EOPNOTSUPP);
@@ -287,6 +314,7 @@ static Suite *suite(bool live)
 	tcase_add_test(tc, test_build_and_parse);
 	tcase_add_test(tc, test_parse_error_reply);
 	tcase_add_test(tc, test_parse_hostile);
+	tcase_add_test(tc, test_u64_properties);
 	suite_add_tcase(s, tc);
 	if (live) {
 		tc = tcase_create("private bus");

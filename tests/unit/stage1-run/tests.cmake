@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # stage1 `run` and `gc`: the supervisor pieces (lib ccstage1run) and the two programs driven
 # against hand-laid pod dirs with a fake VMM.
-foreach(_t volume-plan root-path pod-exit status-mirror vmm-argv resources supervise bus kernel-pages-dir)
+foreach(_t volume-plan root-path pod-exit status-mirror vmm-argv resources supervise bus
+    kernel-pages-dir vmm-bound vmm-cgroup)
   cc_add_check_test(NAME test-stage1-${_t} LABEL unit
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-${_t}.c
     LIBS ccstage1run)
@@ -31,4 +32,13 @@ add_test(NAME test-stage1-run-real-vmm
   COMMAND ${CMAKE_CURRENT_LIST_DIR}/test-run-real-vmm $<TARGET_FILE:cc-stage1-run>
           $<TARGET_FILE:cc-vmm> ${CMAKE_BINARY_DIR}/guests $<TARGET_FILE:cc-stage1-gc>)
 set_tests_properties(test-stage1-run-real-vmm PROPERTIES LABELS kvm TIMEOUT 120
+  SKIP_RETURN_CODE 77)
+
+# The VMM's bound (cgroup v2 or RLIMIT_DATA), through run and gc with fake VMMs: one that
+# checks its cgroup and limits, and cc-test-mem-hog, which allocates until it is stopped.
+add_executable(cc-test-mem-hog ${CMAKE_CURRENT_LIST_DIR}/mem-hog.c)
+add_test(NAME test-stage1-run-vmm-bound
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/test-run-vmm-bound $<TARGET_FILE:cc-stage1-run>
+          $<TARGET_FILE:cc-stage1-gc> $<TARGET_FILE:cc-test-mem-hog>)
+set_tests_properties(test-stage1-run-vmm-bound PROPERTIES LABELS unit TIMEOUT 120
   SKIP_RETURN_CODE 77)
