@@ -546,6 +546,59 @@ START_TEST(test_vm_size)
 }
 END_TEST
 
+/* A pod resource/cpu limit of n CPUs, sized on a host with host_cpus CPUs. */
+static unsigned vm_cpus_for(const char *limit, unsigned host_cpus, struct stage1_warnings *w)
+{
+	_cleanup_(pod_manifest_freep) struct pod_manifest *pod = NULL;
+	_cleanup_free_ char *json = NULL;
+	struct stage1_error err = {};
+	struct manifest_error merr;
+	struct vm_size s;
+
+	ck_assert_int_ge(
+		asprintf(&json,
+			 POD_HEAD APP(
+				 "a",
+				 "{\"exec\":[\"/a\"],\"user\":\"0\",\"group\":\"0\"}") "],"
+										       "\"isolators"
+										       "\":[{"
+										       "\"name\":"
+										       "\"resource/"
+										       "cpu\","
+										       "\"value\":{"
+										       "\"limit\":"
+										       "\"%s\"}}]}",
+			 limit),
+		0);
+	ck_assert_int_eq(pod_manifest_parse(json, strlen(json), &pod, &merr), 0);
+	ASSERT_OK(vm_size_compute(pod, NULL, host_cpus, 0, &s, w, &err));
+	return s.cpus;
+}
+
+/* cc-vmm refuses more than VM_MAX_CPUS vCPUs: the stage1 never asks for more, and says so. */
+START_TEST(test_vm_size_cpus_capped_at_vmm_limit)
+{
+	struct stage1_warnings w = {};
+
+	ck_assert_uint_eq(VM_MAX_CPUS, 14);
+	ck_assert_uint_eq(vm_cpus_for("14", 64, &w), 14);
+	ck_assert_uint_eq(stage1_warnings_count(&w), 0);
+	ck_assert_uint_eq(vm_cpus_for("15", 64, &w), VM_MAX_CPUS);
+	ck_assert_uint_eq(stage1_warnings_count(&w), 1);
+	ck_assert_str_eq(stage1_warnings_line(&w, 0),
+			 "the pod's 15 vCPUs are capped at 14 (cc-vmm's limit per VM)");
+	ck_assert_uint_eq(vm_cpus_for("64", 128, &w), VM_MAX_CPUS);
+	ck_assert_uint_eq(vm_cpus_for("64000m", 64, &w), VM_MAX_CPUS);
+	ck_assert_uint_eq(stage1_warnings_count(&w), 3);
+	ck_assert(strstr(stage1_warnings_line(&w, 2), "64 vCPUs are capped at 14 (cc-vmm's"));
+	/* A host smaller than the limit caps first, and is named. */
+	ck_assert_uint_eq(vm_cpus_for("15", 8, &w), 8);
+	ck_assert(
+		strstr(stage1_warnings_line(&w, 3), "15 vCPUs are capped at 8 (the host's CPUs)"));
+	stage1_warnings_done(&w);
+}
+END_TEST
+
 /* The layer of pod-minimal.json with pod networks, into tmp/<dir>. */
 static int write_net_layer(const char *dir, const char *flags_line,
 			   const struct podlayer_net_file *files, size_t n_files,
@@ -699,6 +752,7 @@ int main(void)
 	tcase_add_test(tc, test_dns_source_files_missing);
 	tcase_add_test(tc, test_layer_refuses_symlinked_directories);
 	tcase_add_test(tc, test_vm_size);
+	tcase_add_test(tc, test_vm_size_cpus_capped_at_vmm_limit);
 	tcase_add_test(tc, test_hostname_default);
 	tcase_add_test(tc, test_network_files);
 	suite_add_tcase(s, tc);
