@@ -278,11 +278,13 @@ int agent_relay(int fd, struct agent_reader *rd, struct agent_child *c)
 			(void) kill(c->pid, SIGKILL);
 			relay_reap(&rl);
 		}
+		/* systemd-run was only the client: the command runs in its own unit. */
+		agent_unit_kill(c->unit);
 		return r;
 	}
 	r = relay_drain(&rl, buf);
 	if (r < 0)
 		return r;
-	agent_u32_encode(code, (uint32_t) relay_code(rl.status));
+	agent_u32_encode(code, (uint32_t) agent_unit_code(c->unit, relay_code(rl.status)));
 	return agent_send(fd, AGENT_EXIT, code, sizeof(code));
 }
