@@ -28,18 +28,6 @@
 #include "enter-config.h"
 #include "enter-run.h"
 
-/* Child setup steps, reported through the error pipe. */
-enum spawn_step {
-	STEP_TTY,
-	STEP_STDIO,
-	STEP_EXEC, /* of systemd-run */
-};
-
-struct spawn_error {
-	int step;
-	int err;
-};
-
 struct spawn_ctx {
 	const struct agent_exec *e;
 	struct enter_config cfg;
@@ -47,6 +35,7 @@ struct spawn_ctx {
 	char *path; /* the command, resolved in the app's root */
 	char unit[ENTER_UNIT_MAX];
 	char **run_argv;
+	char stdio[3][64]; /* the pipes as systemd opens them (not with a pty) */
 	char pts[64];
 	int in[2], out[2], err[2];
 };
@@ -157,6 +146,7 @@ static int spawn_argv(struct spawn_ctx *s)
 		.unit = s->unit,
 		.tty = s->e->tty ? s->pts : NULL,
 		.term = s->e->term,
+		.stdio = {s->stdio[0], s->stdio[1], s->stdio[2]},
 		.path = s->path,
 		.argv = s->e->argv,
 	};
@@ -188,101 +178,150 @@ static int spawn_stdio(struct spawn_ctx *s, struct agent_child *c)
 	return 0;
 }
 
+/* /proc/<agent>/fd/<n>: systemd opens our end of a pipe again, as the other end. */
+static void spawn_stdio_paths(struct spawn_ctx *s, const struct agent_child *c)
+{
+	const int fds[3] = {c->in, c->out, c->err};
+
+	for (size_t i = 0; i < 3; i++)
+		snprintf(s->stdio[i], sizeof(s->stdio[i]), "/proc/%d/fd/%d", (int) getpid(),
+			 fds[i]);
+}
+
 /*
- * systemd-run's stdio: the pipes, which --pipe hands to the service; or the pty, where its
- * own errors go (systemd opens the pty again as the service's terminal, TTYPath=). Not our
- * controlling terminal (O_NOCTTY): the service takes it.
+ * systemd-run: returns once systemd has executed the command (Type=exec), with its exit
+ * status and, on failure, the first line it wrote on stderr in *ret_err.
  */
-static int child_stdio(struct spawn_ctx *s, enum spawn_step *step)
+static int spawn_systemd_run(struct spawn_ctx *s, char **ret_err)
 {
-	int fd;
-
-	if (!s->e->tty) {
-		*step = STEP_STDIO;
-		if (dup2(s->in[0], 0) < 0 || dup2(s->out[1], 1) < 0 || dup2(s->err[1], 2) < 0)
-			return -errno;
-		return 0;
-	}
-	*step = STEP_TTY;
-	fd = open(s->pts, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-		return -errno;
-	return 0;
-}
-
-static int child_run(struct spawn_ctx *s, enum spawn_step *step)
-{
-	sigset_t all;
-	int r;
-
-	sigemptyset(&all);
-	(void) sigprocmask(SIG_SETMASK, &all, NULL);
-	for (int sig = 1; sig < _NSIG; sig++)
-		(void) signal(sig, SIG_DFL);
-	if (setsid() < 0)
-		return -errno;
-	r = child_stdio(s, step);
-	if (r < 0)
-		return r;
-	*step = STEP_EXEC;
-	execv(s->run_argv[0], s->run_argv);
-	return -errno;
-}
-
-static const char *spawn_step_name(int step)
-{
-	switch (step) {
-	case STEP_TTY:
-		return "cannot set up the terminal";
-	case STEP_STDIO:
-		return "cannot set up stdio";
-	default:
-		return "cannot execute";
-	}
-}
-
-static int spawn_fork(struct spawn_ctx *s, struct agent_child *c, int *ret_code, char **ret_msg)
-{
-	_cleanup_close_ int rp = -EBADF, wp = -EBADF;
-	struct spawn_error se;
-	int fds[2];
-	ssize_t n;
+	_cleanup_close_ int rfd = -EBADF, wfd = -EBADF;
+	char buf[512];
+	size_t n = 0;
+	int fds[2], status;
+	pid_t pid;
 
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return -errno;
-	rp = fds[0];
-	wp = fds[1];
-	c->pid = fork();
-	if (c->pid < 0)
+	rfd = fds[0];
+	wfd = fds[1];
+	pid = fork();
+	if (pid < 0)
 		return -errno;
-	if (c->pid == 0) {
-		enum spawn_step step = STEP_TTY;
-		int r = child_run(s, &step);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		sigset_t all;
 
-		se = (struct spawn_error){.step = step, .err = -r};
-		(void) !write(wp, &se, sizeof(se));
+		sigemptyset(&all);
+		(void) sigprocmask(SIG_SETMASK, &all, NULL);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(wfd, 2) < 0)
+			_exit(AGENT_CODE_SETUP);
+		execv(s->run_argv[0], s->run_argv);
+		dprintf(2, "cannot execute %s: %s\n", s->run_argv[0], strerror(errno));
 		_exit(AGENT_CODE_SETUP);
 	}
-	wp = safe_close(wp);
-	do
-		n = read(rp, &se, sizeof(se));
-	while (n < 0 && errno == EINTR);
-	if (n == 0)
-		return 0; /* exec'd: the pipe closed on exec */
-	(void) waitpid(c->pid, NULL, 0);
-	c->pid = 0;
-	if (n != sizeof(se))
-		return n < 0 ? -errno : -EIO;
-	/* systemd-run itself could not run: the guest image is broken, not the command. */
-	*ret_code = AGENT_CODE_SETUP;
-	if (se.step == STEP_EXEC)
-		agent_msg(ret_msg, "%s %s: %s", spawn_step_name(se.step), s->run_argv[0],
-			  strerror(se.err));
-	else
-		agent_msg(ret_msg, "%s: %s", spawn_step_name(se.step), strerror(se.err));
-	return -se.err ?: -EIO;
+	wfd = safe_close(wfd);
+	for (;;) {
+		ssize_t k = read(rfd, buf + n, sizeof(buf) - 1 - n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t) k;
+		if (n == sizeof(buf) - 1) {
+			char sink[256];
+
+			while (read(rfd, sink, sizeof(sink)) > 0)
+				;
+			break;
+		}
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	*ret_err = strdup(buf[0] ? buf : "systemd-run failed");
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* MainPID of the unit, 0 when it has none (its command already ended). */
+static int spawn_main_pid(const char *unit, pid_t *ret)
+{
+	char *argv[] = {
+		(char *) AGENT_SYSTEMCTL, (char *) "show", (char *) "-p", (char *) "MainPID",
+		(char *) "--value",	  (char *) unit,   NULL};
+	_cleanup_free_ char *out = NULL;
+	char *end;
+	long v;
+	int r;
+
+	r = agent_run(argv, &out, 64);
+	if (r < 0)
+		return r;
+	if (r != 0)
+		return -EIO;
+	errno = 0;
+	v = strtol(out, &end, 10);
+	if (errno != 0 || end == out || (*end != '\n' && *end != '\0') || v < 0 || v > 0x3fffffff)
+		return -EBADMSG;
+	*ret = (pid_t) v;
+	return 0;
+}
+
+/* A pidfd on the command (the unit's main process), -1 when it has already ended. */
+static int spawn_watch(struct spawn_ctx *s, struct agent_child *c)
+{
+	pid_t pid = 0, again = 0;
+	int fd, r;
+
+	r = spawn_main_pid(s->unit, &pid);
+	if (r < 0 || pid == 0)
+		return r;
+	fd = (int) syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return errno == ESRCH ? 0 : -errno;
+	/* Still the unit's main process once the pidfd exists: not a reused pid. */
+	r = spawn_main_pid(s->unit, &again);
+	if (r < 0 || again != pid) {
+		close(fd);
+		return r < 0 ? r : 0;
+	}
+	c->pid = pid;
+	c->pidfd = fd;
+	return 0;
+}
+
+/* Start the command's unit and watch its main process. */
+static int spawn_start(struct spawn_ctx *s, struct agent_child *c, int *ret_code, char **ret_msg)
+{
+	_cleanup_free_ char *err = NULL;
+	int r;
+
+	r = spawn_systemd_run(s, &err);
+	if (r < 0) {
+		agent_msg(ret_msg, "cannot run %s: %s", ENTER_SYSTEMD_RUN, strerror(-r));
+		return r;
+	}
+	if (r > 0) {
+		int code = agent_unit_code(s->unit, AGENT_CODE_SETUP);
+
+		/* systemd could not set the command up (e.g. 200 CHDIR, 203 EXEC): its code. */
+		*ret_code = code;
+		agent_msg(ret_msg, "the command could not be started: %s%s", err,
+			  code != AGENT_CODE_SETUP ? " (see the pod's journal)" : "");
+		return -EIO;
+	}
+	memcpy(c->unit, s->unit, sizeof(c->unit));
+	r = spawn_watch(s, c);
+	if (r < 0) {
+		agent_unit_kill(c->unit);
+		agent_msg(ret_msg, "cannot watch the command's unit %s: %s", s->unit, strerror(-r));
+		return r;
+	}
+	return 0;
 }
 
 int agent_spawn(const struct agent_exec *e, struct agent_child *ret, int *ret_code, char **ret_msg)
@@ -299,21 +338,12 @@ int agent_spawn(const struct agent_exec *e, struct agent_child *ret, int *ret_co
 		if (r < 0)
 			agent_msg(ret_msg, "cannot create the command's stdio: %s", strerror(-r));
 	}
-	if (r >= 0)
+	if (r >= 0) {
+		spawn_stdio_paths(&s, &c);
 		r = spawn_argv(&s);
-	if (r >= 0) {
-		memcpy(c.unit, s.unit, sizeof(c.unit));
-		r = spawn_fork(&s, &c, ret_code, ret_msg);
 	}
-	if (r >= 0) {
-		c.pidfd = (int) syscall(SYS_pidfd_open, c.pid, 0);
-		if (c.pidfd < 0) {
-			r = -errno;
-			(void) kill(c.pid, SIGKILL);
-			(void) waitpid(c.pid, NULL, 0);
-			agent_msg(ret_msg, "pidfd_open: %s", strerror(-r));
-		}
-	}
+	if (r >= 0)
+		r = spawn_start(&s, &c, ret_code, ret_msg);
 	spawn_ctx_done(&s);
 	if (r < 0) {
 		agent_child_close(&c);
@@ -335,14 +365,8 @@ void agent_child_close(struct agent_child *c)
 	c->pidfd = safe_close(c->pidfd);
 }
 
-static void agent_unit_reset(const char *unit)
-{
-	char *argv[] = {(char *) AGENT_SYSTEMCTL, (char *) "reset-failed", (char *) unit, NULL};
-
-	(void) agent_run(argv, NULL, 0);
-}
-
-int agent_unit_code(const char *unit, int code)
+/* ExecMainCode/ExecMainStatus of the unit as a code (enter_result_parse()). */
+static int agent_unit_result(const char *unit, int *ret_code)
 {
 	char *argv[] = {(char *) AGENT_SYSTEMCTL,
 			(char *) "show",
@@ -353,14 +377,47 @@ int agent_unit_code(const char *unit, int code)
 			(char *) unit,
 			NULL};
 	_cleanup_free_ char *out = NULL;
-	int c;
+	int r = agent_run(argv, &out, 256);
 
-	if (code == 0 || unit[0] == '\0')
-		return code;
-	/* A unit that never ran a main process (systemd-run's own error) keeps its code. */
-	if (agent_run(argv, &out, 256) == 0 && enter_result_parse(out, &c) >= 0)
-		code = c;
-	agent_unit_reset(unit);
+	if (r < 0)
+		return r;
+	if (r != 0)
+		return -EIO;
+	return enter_result_parse(out, ret_code);
+}
+
+static void agent_unit_systemctl(const char *verb, const char *unit)
+{
+	char *argv[] = {(char *) AGENT_SYSTEMCTL, (char *) verb, (char *) unit, NULL};
+
+	(void) agent_run(argv, NULL, 0);
+}
+
+int agent_unit_code(const char *unit, int fallback)
+{
+	int code;
+
+	if (agent_unit_result(unit, &code) < 0)
+		code = fallback;
+	agent_unit_systemctl("reset-failed", unit);
+	return code;
+}
+
+int agent_unit_finish(const char *unit)
+{
+	int code = AGENT_CODE_SETUP, r = -EBADMSG;
+
+	/* The pidfd says the process ended; systemd records it once it has reaped it. */
+	for (int i = 0; i < 1000 && r == -EBADMSG; i++) {
+		r = agent_unit_result(unit, &code);
+		if (r == -EBADMSG)
+			(void) usleep(10 * 1000);
+	}
+	if (r < 0)
+		code = AGENT_CODE_SETUP;
+	/* RemainAfterExit=yes keeps a unit whose command exited 0 active: stop it (and what the
+	 * command left running); a failed one is reset. */
+	agent_unit_systemctl(code == 0 ? "stop" : "reset-failed", unit);
 	return code;
 }
 
@@ -372,5 +429,6 @@ void agent_unit_kill(const char *unit)
 	if (unit[0] == '\0')
 		return;
 	(void) agent_run(argv, NULL, 0);
-	agent_unit_reset(unit);
+	agent_unit_systemctl("stop", unit);
+	agent_unit_systemctl("reset-failed", unit);
 }

@@ -19,15 +19,15 @@
 #define AGENT_APPS_FILE	    "/etc/cc/apps"
 #define AGENT_SYSTEMCTL	    "/bin/systemctl"
 
-/* A started command: its pid and our ends of its stdio. */
+/* A started command: its unit's main process and our ends of its stdio. */
 struct agent_child {
-	pid_t pid;
-	int pidfd;
+	pid_t pid; /* not our child: systemd's */
+	int pidfd; /* -1 when it had already ended */
 	bool tty;
 	int in;			   /* stdin pipe, or the pty master (-1 once closed) */
 	int out;		   /* stdout pipe, or the pty master (shared with in) */
 	int err;		   /* stderr pipe, -1 with a pty */
-	char unit[ENTER_UNIT_MAX]; /* the command's transient service (pid is systemd-run's) */
+	char unit[ENTER_UNIT_MAX]; /* the command's transient service */
 };
 
 /*
@@ -36,11 +36,13 @@ struct agent_child {
  */
 int agent_spawn(const struct agent_exec *e, struct agent_child *ret, int *ret_code, char **ret_msg);
 void agent_child_close(struct agent_child *c);
-/* The code to report once systemd-run ended with code: for a failed command, how systemd
- * saw its main process end (128 + signal for a kill, where systemd-run says 255); then the
- * failed unit is reset. */
-int agent_unit_code(const char *unit, int code);
-/* The host went away: kill the command's unit (every process of it) and reset it. */
+/* A command whose unit failed to start: how systemd saw its main process end (200 CHDIR,
+ * 203 EXEC ...), else fallback; the unit is reset. */
+int agent_unit_code(const char *unit, int fallback);
+/* The command's main process ended: its exit status, or 128 + signal, as systemd recorded
+ * it; then its unit is stopped (what it left running ends) or reset. */
+int agent_unit_finish(const char *unit);
+/* The host went away: kill the command's unit (every process of it) and remove it. */
 void agent_unit_kill(const char *unit);
 
 /* Relay stdio between the host connection and the child until it ends; sends EXIT.

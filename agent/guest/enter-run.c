@@ -69,8 +69,10 @@ int enter_run_argv(const struct enter_config *c, const struct enter_run *e, char
 		return -EINVAL;
 	while (e->argv[argc])
 		argc++;
-	/* 6 fixed, 8 for a tty, 2 per property, "--", the command, NULL */
-	max = 6 + 8 + 2 * c->n_properties + 1 + argc + 1;
+	if (!e->tty && !(e->stdio[0] && e->stdio[1] && e->stdio[2]))
+		return -EINVAL;
+	/* 9 fixed, 8 for stdio, 2 per property, "--", the command, NULL */
+	max = 9 + 8 + 2 * c->n_properties + 1 + argc + 1;
 	v = calloc(max, sizeof(char *));
 	if (!v)
 		return -ENOMEM;
@@ -78,15 +80,28 @@ int enter_run_argv(const struct enter_config *c, const struct enter_run *e, char
 	if (r >= 0)
 		r = argv_add(v, &n, "%s", "--quiet");
 	if (r >= 0)
-		r = argv_add(v, &n, "%s", "--wait");
-	if (r >= 0)
 		r = argv_add(v, &n, "--unit=%s", e->unit);
 	if (r >= 0)
 		r = argv_add(v, &n, "--description=rkt enter %s", e->app);
+	/* systemd-run returns once the command runs; its exit status stays readable. */
+	if (r >= 0)
+		r = argv_add(v, &n, "%s", "--service-type=exec");
+	if (r >= 0)
+		r = argv_add(v, &n, "%s", "-p");
+	if (r >= 0)
+		r = argv_add(v, &n, "%s", "RemainAfterExit=yes");
 	if (r >= 0 && e->tty && e->term && e->term[0])
 		r = argv_add(v, &n, "--setenv=TERM=%s", e->term);
-	if (r >= 0 && !e->tty)
-		r = argv_add(v, &n, "%s", "--pipe");
+	if (r >= 0 && !e->tty) {
+		static const char *const keys[] = {"StandardInput", "StandardOutput",
+						   "StandardError"};
+
+		for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(keys); i++) {
+			r = argv_add(v, &n, "%s", "-p");
+			if (r >= 0)
+				r = argv_add(v, &n, "%s=file:%s", keys[i], e->stdio[i]);
+		}
+	}
 	if (r >= 0 && e->tty) {
 		static const char *const tty_props[] = {"StandardInput=tty-force",
 							"StandardOutput=tty", "StandardError=tty"};

@@ -7,9 +7,18 @@
  * the app gets: root, user, capability bounding set, seccomp filter, no_new_privs, hidden
  * paths and cgroup limits (docs/stage1.md, "Agent": "Sandbox of an entered command").
  *
- *   systemd-run --quiet --wait --unit=<unit> --description=... --setenv=TERM=<term>
- *     (--pipe | -p TTYPath=<pts> -p StandardInput=tty-force -p StandardOutput=tty
- *      -p StandardError=tty) -p <property>... -- <absolute command> <args>...
+ *   systemd-run --quiet --unit=<unit> --description=... --service-type=exec
+ *     -p RemainAfterExit=yes [--setenv=TERM=<term>]
+ *     (-p StandardInput=file:<stdin> -p StandardOutput=file:<stdout>
+ *      -p StandardError=file:<stderr> |
+ *      -p TTYPath=<pts> -p StandardInput=tty-force -p StandardOutput=tty -p StandardError=tty)
+ *     -p <property>... -- <absolute command> <args>...
+ *
+ * Not --wait or --pipe: in systemd 252 those need the D-Bus daemon, which the guest image
+ * does not have (without them systemd-run talks to PID 1 on its private socket). The stdio
+ * pipes are passed as files (/proc/<agent>/fd/<n>: systemd opens the agent's end of each
+ * pipe again, as the other end); the agent waits on the unit's main process (pidfd) and
+ * reads its exit from systemd. RemainAfterExit= keeps that exit status readable.
  */
 
 #include <stdbool.h>
@@ -24,11 +33,12 @@
 
 struct enter_run {
 	const char *app;
-	const char *unit;  /* "cc-enter-<...>.service" */
-	const char *tty;   /* the pty's slave path, or NULL: stdio is passed on (--pipe) */
-	const char *term;  /* TERM for a tty, or NULL */
-	const char *path;  /* the command, absolute (enter_command_resolve()) */
-	char *const *argv; /* argv[0] is replaced by path */
+	const char *unit;     /* "cc-enter-<...>.service" */
+	const char *tty;      /* the pty's slave path, or NULL: stdio are the pipes below */
+	const char *stdio[3]; /* without a tty: stdin, stdout, stderr paths for systemd */
+	const char *term;     /* TERM for a tty, or NULL */
+	const char *path;     /* the command, absolute (enter_command_resolve()) */
+	char *const *argv;    /* argv[0] is replaced by path */
 };
 
 /* The systemd-run argv (NULL-terminated; free with enter_argv_free()); '$' in the

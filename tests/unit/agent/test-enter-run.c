@@ -89,7 +89,7 @@ static size_t argv_len(char **v)
 	return n;
 }
 
-/* Pipes: --pipe, then every property in order after -p, then the command after "--". */
+/* Pipes: passed as files, then every property in order after -p, then the command. */
 START_TEST(test_enter_run_argv_pipes)
 {
 	char *cmd[] = {(char *) "sh", (char *) "-c", (char *) "echo $HOME $$ ${X}", NULL};
@@ -97,16 +97,24 @@ START_TEST(test_enter_run_argv_pipes)
 		.app = "web",
 		.unit = "cc-enter-0123456789abcdef.service",
 		.term = "xterm",
+		.stdio = {"/proc/9/fd/5", "/proc/9/fd/6", "/proc/9/fd/7"},
 		.path = "/bin/sh",
 		.argv = cmd,
 	};
 	static const char *const want[] = {
 		ENTER_SYSTEMD_RUN,
 		"--quiet",
-		"--wait",
 		"--unit=cc-enter-0123456789abcdef.service",
 		"--description=rkt enter web",
-		"--pipe",
+		"--service-type=exec",
+		"-p",
+		"RemainAfterExit=yes",
+		"-p",
+		"StandardInput=file:/proc/9/fd/5",
+		"-p",
+		"StandardOutput=file:/proc/9/fd/6",
+		"-p",
+		"StandardError=file:/proc/9/fd/7",
 		"-p",
 		"RootDirectory=/opt/stage2/web/rootfs",
 		"-p",
@@ -145,11 +153,16 @@ START_TEST(test_enter_run_argv_pipes)
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		ck_assert_str_eq(v[i], want[i]);
 	enter_argv_free(v);
+	/* Without a tty, the three stdio paths are needed. */
+	v = NULL;
+	e.stdio[2] = NULL;
+	ASSERT_ERRNO(enter_run_argv(&c, &e, &v), EINVAL);
+	ck_assert_ptr_null(v);
 	enter_config_done(&c);
 }
 END_TEST
 
-/* A pty: the service's terminal is the pty (TTYPath=), TERM set; no --pipe. */
+/* A pty: the service's terminal is the pty (TTYPath=), TERM set; no stdio files. */
 START_TEST(test_enter_run_argv_tty)
 {
 	char *cmd[] = {(char *) "bash", NULL};
@@ -168,17 +181,19 @@ START_TEST(test_enter_run_argv_tty)
 	ASSERT_OK(enter_config_parse(enter_web, "web", &c));
 	ASSERT_OK(enter_run_argv(&c, &e, &v));
 	n = argv_len(v);
-	ck_assert_str_eq(v[5], "--setenv=TERM=xterm-256color");
-	ck_assert_str_eq(v[6], "-p");
-	ck_assert_str_eq(v[7], "TTYPath=/dev/pts/3");
-	ck_assert_str_eq(v[9], "StandardInput=tty-force");
-	ck_assert_str_eq(v[11], "StandardOutput=tty");
-	ck_assert_str_eq(v[13], "StandardError=tty");
-	ck_assert_str_eq(v[15], "RootDirectory=/opt/stage2/web/rootfs");
+	ck_assert_str_eq(v[4], "--service-type=exec");
+	ck_assert_str_eq(v[6], "RemainAfterExit=yes");
+	ck_assert_str_eq(v[7], "--setenv=TERM=xterm-256color");
+	ck_assert_str_eq(v[8], "-p");
+	ck_assert_str_eq(v[9], "TTYPath=/dev/pts/3");
+	ck_assert_str_eq(v[11], "StandardInput=tty-force");
+	ck_assert_str_eq(v[13], "StandardOutput=tty");
+	ck_assert_str_eq(v[15], "StandardError=tty");
+	ck_assert_str_eq(v[17], "RootDirectory=/opt/stage2/web/rootfs");
 	ck_assert_str_eq(v[n - 2], "--");
 	ck_assert_str_eq(v[n - 1], "/usr/bin/bash");
 	for (size_t i = 0; i < n; i++)
-		ck_assert_str_ne(v[i], "--pipe");
+		ck_assert(!strstr(v[i], "=file:"));
 	enter_argv_free(v);
 	enter_config_done(&c);
 }
@@ -188,7 +203,11 @@ END_TEST
 START_TEST(test_enter_run_argv_needs_a_sandbox)
 {
 	char *cmd[] = {(char *) "sh", NULL};
-	struct enter_run e = {.app = "a", .unit = "u.service", .path = "/bin/sh", .argv = cmd};
+	struct enter_run e = {.app = "a",
+			      .unit = "u.service",
+			      .stdio = {"/dev/null", "/dev/null", "/dev/null"},
+			      .path = "/bin/sh",
+			      .argv = cmd};
 	struct enter_config c;
 	char **v = NULL;
 
