@@ -57,11 +57,10 @@ runpod() {
 }
 
 # startpod NAME RUN-ARGS...: run a pod in the background; $bgpid is its cc-stage0 (then run).
-# cc-stage0's global options (e.g. --insecure-options=paths) from the array stage0_opts.
 startpod() {
 	local name=$1
 	shift
-	stage0 ${stage0_opts[@]+"${stage0_opts[@]}"} run --stage1="$stage1" \
+	stage0 run --stage1="$stage1" \
 		--uuid-file-save="$tmp/$name.uuid" "$@" </dev/null >"$tmp/$name.out" \
 		2>"$tmp/$name.err" &
 	bgpid=$!
