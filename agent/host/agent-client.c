@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "agent-client.h"
 #include "agent-io.h"
+#include "cc/beneath.h"
 #include "cc/cleanup.h"
 
 #define HANDSHAKE_MAX 32
@@ -69,11 +71,34 @@ static int client_handshake(int fd, unsigned port, int timeout_ms)
 	return 0;
 }
 
+/*
+ * The VMM's socket as an O_PATH fd, checked to be a socket reached through no link: a relative
+ * path resolves beneath the cwd (the pod dir) through none at all, an absolute one from its
+ * parent directory (the caller's). So a link or a FIFO planted at cc/vsock (by a compromised
+ * VMM, which makes the socket) cannot point stop or enter at another host socket.
+ */
+static int vsock_socket_open(const char *path)
+{
+	_cleanup_free_ char *parent = NULL;
+	_cleanup_close_ int dir_fd = -EBADF;
+	const char *slash = strrchr(path, '/');
+
+	if (path[0] != '/')
+		return beneath_open(AT_FDCWD, path, O_PATH, S_IFSOCK);
+	parent = strndup(path, slash == path ? 1 : (size_t) (slash - path));
+	if (!parent)
+		return -ENOMEM;
+	dir_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0)
+		return -errno;
+	return beneath_open(dir_fd, slash + 1, O_PATH, S_IFSOCK);
+}
+
 int agent_client_connect(const char *vsock_path, unsigned port, int timeout_ms, int *ret_fd,
 			 char **ret_msg)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	_cleanup_close_ int fd = -EBADF;
+	_cleanup_close_ int fd = -EBADF, sock_fd = -EBADF;
 	int r;
 
 	*ret_msg = NULL;
@@ -81,12 +106,23 @@ int agent_client_connect(const char *vsock_path, unsigned port, int timeout_ms, 
 		agent_msg(ret_msg, "%s: path too long for a unix socket", vsock_path ?: "");
 		return -ENAMETOOLONG;
 	}
-	strcpy(sa.sun_path, vsock_path);
+	sock_fd = vsock_socket_open(vsock_path);
+	if (sock_fd < 0) {
+		agent_msg(ret_msg, "cannot reach the pod's VM through %s: %s", vsock_path,
+			  strerror(-sock_fd));
+		return sock_fd;
+	}
+	/* That very socket, through its fd; by its path again only where there is no /proc. */
+	(void) snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", sock_fd);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
-		r = -errno;
+	r = RET_NERRNO(connect(fd, (struct sockaddr *) &sa, sizeof(sa)));
+	if (r == -ENOENT && access("/proc/self/fd", F_OK) < 0) {
+		strcpy(sa.sun_path, vsock_path);
+		r = RET_NERRNO(connect(fd, (struct sockaddr *) &sa, sizeof(sa)));
+	}
+	if (r < 0) {
 		agent_msg(ret_msg, "cannot reach the pod's VM through %s: %s", vsock_path,
 			  strerror(-r));
 		return r;

@@ -28,6 +28,7 @@
 #include "rm-rf.h"
 #include "run-net.h"
 #include "run-prepare.h"
+#include "status-mirror.h"
 #include "stage1/flags.h"
 #include "stage1/pod-options.h"
 #include "stage1/uuid.h"
@@ -81,6 +82,7 @@ struct run_ctx {
 	struct vm_size size;
 	struct pod_options opts;
 	struct volume_plan plan;
+	struct volume_roots roots; /* what run_prepare() mounted, for --9p-hostvol */
 	struct run_net net;
 	char machine_id[STAGE1_MACHINE_ID_STRING_MAX];
 	bool journal_linked;
@@ -92,6 +94,7 @@ static void run_ctx_done(struct run_ctx *c)
 {
 	run_net_done(&c->net);
 	volume_plan_done(&c->plan);
+	volume_roots_done(&c->roots);
 	pod_info_done(&c->info);
 	safe_close(c->pod_fd);
 	free(c->pod_dir);
@@ -293,6 +296,14 @@ static void vmm_started(pid_t pid, void *userdata)
 		(void) tty_raw_enter(&c->tty, STDIN_FILENO);
 }
 
+/* While the VM runs: the codes of the apps that exited, for rkt status (errors: at the end). */
+static void vmm_tick(void *userdata)
+{
+	struct run_ctx *c = userdata;
+
+	(void) status_mirror(c->pod_fd, c->info.pod);
+}
+
 static void machine_unregister(struct run_ctx *c)
 {
 	_cleanup_free_ char *name = NULL;
@@ -356,6 +367,8 @@ static int run_vmm(struct run_ctx *c)
 		.extra_kernel_params = getenv("RKT_HYPERVISOR_EXTRA_KERNEL_PARAMS"),
 		.kernel_pages_dir = kernel_pages_dir(),
 		.nets = (const char *const *) c->net.vmm_nets,
+		.hostvols = c->roots.v,
+		.n_hostvols = c->roots.n,
 	};
 	struct run_error err = {};
 	struct pod_exit pe;
@@ -377,6 +390,8 @@ static int run_vmm(struct run_ctx *c)
 		.keep_fds = c->net.tap_fds,
 		.n_keep_fds = c->net.pod.n_nics,
 		.started = vmm_started,
+		.tick = vmm_tick,
+		.tick_ms = STATUS_MIRROR_TICK_MS,
 		.userdata = c,
 	};
 
@@ -392,6 +407,12 @@ static int run_vmm(struct run_ctx *c)
 		return fail(1, err.msg);
 	}
 	pod_exit_decide(status, pod_exit_read(c->pod_fd), &pe);
+	/* The guest's last codes first: filling is for the apps that have none. */
+	r = status_mirror(c->pod_fd, c->info.pod);
+	if (r < 0) {
+		(void) run_error_set(&err, r, "cannot copy the apps' status codes: %m");
+		print_warning(NULL, err.msg);
+	}
 	if (pe.fill_status >= 0) {
 		r = pod_status_fill(c->pod_fd, c->info.pod, pe.fill_status);
 		if (r < 0) {
@@ -439,6 +460,7 @@ int main(int argc, char *argv[])
 		.info = &c.info,
 		.flags = &c.flags,
 		.plan = &c.plan,
+		.roots = &c.roots,
 		.metadata_host = c.net.metadata_host[0] ? c.net.metadata_host : NULL,
 		.net_files = c.net.files,
 		.n_net_files = c.net.pod.n_nics,

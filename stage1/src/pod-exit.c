@@ -2,12 +2,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cc/beneath.h"
 #include "cc/cleanup.h"
 #include "cc/fileio.h"
 #include "pod-exit.h"
@@ -111,38 +113,72 @@ void pod_exit_decide(int vmm_status, int pod_exit_code, struct pod_exit *ret)
 
 int pod_exit_read(int pod_fd)
 {
-	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
-	int code;
+	int code, r;
 
-	fd = openat(pod_fd, POD_EXIT_PATH, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
-	if (fd < 0)
-		return errno == ENOENT ? -1 : -2;
-	if (read_full_fd(fd, 16, &buf, &len) < 0 || pod_exit_parse(buf, len, &code) < 0)
+	/* The guest's file: a link, a FIFO or a huge file there is malformed, never followed,
+	 * waited on or read whole. */
+	r = beneath_read(pod_fd, POD_EXIT_PATH, POD_EXIT_SIZE_MAX, &buf, &len);
+	if (r < 0)
+		return r == -ENOENT ? -1 : -2;
+	if (pod_exit_parse(buf, len, &code) < 0)
 		return -2;
 	return code;
 }
 
-static int status_write(int status_fd, const char *app, int code)
+/* Publish the unlinked file fd as name in dir_fd: through /proc, or AT_EMPTY_PATH without it. */
+static int tmpfile_link(int fd, int dir_fd, const char *name)
+{
+	char p[64];
+	int r;
+
+	(void) snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, p, dir_fd, name, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	r = -errno;
+	if (r != -ENOENT || access("/proc/self/fd", F_OK) == 0)
+		return r;
+	return linkat(fd, "", dir_fd, name, AT_EMPTY_PATH) < 0 ? -errno : 0;
+}
+
+int pod_status_write(int status_fd, const char *app, int code)
 {
 	char tmp[NAME_MAX + 1], val[8];
 	_cleanup_close_ int fd = -1;
+	bool named = false;
 	int r;
 
+	assert_return(app && code >= 0 && code <= 255, -EINVAL);
 	if (strlen(app) > NAME_MAX - 16)
 		return -ENAMETOOLONG;
-	(void) snprintf(tmp, sizeof(tmp), ".%s.cc-tmp", app);
+	if (!*app || strchr(app, '/') || strcmp(app, ".") == 0 || strcmp(app, "..") == 0)
+		return -EINVAL;
 	(void) snprintf(val, sizeof(val), "%d", code);
-	fd = openat(status_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
+	/* A file with no name until it is complete: nothing in the directory is opened. */
+	fd = openat(status_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd < 0 && errno != EOPNOTSUPP && errno != EISDIR)
 		return -errno;
+	if (fd < 0) {
+		/* No O_TMPFILE here (overlayfs before Linux 6.6): a temporary name, after
+		 * unlinking whatever has it (unlinking follows nothing). */
+		(void) snprintf(tmp, sizeof(tmp), ".%s.cc-tmp", app);
+		(void) unlinkat(status_fd, tmp, 0);
+		fd = beneath_create(status_fd, tmp, O_WRONLY, 0644);
+		if (fd < 0) /* EEXIST: a directory has the name; not the app's code */
+			return fd == -EEXIST ? -EBUSY : fd;
+		named = true;
+	}
 	r = loop_write(fd, val, strlen(val));
 	if (r >= 0 && fsync(fd) < 0)
 		r = -errno;
-	if (r >= 0 && linkat(status_fd, tmp, status_fd, app, 0) < 0)
-		r = -errno; /* EEXIST: the guest wrote it meanwhile, keep the guest's */
-	(void) unlinkat(status_fd, tmp, 0);
+	/* Only this EEXIST means the app has its code already: linkat never replaces. */
+	if (r >= 0 && named && linkat(status_fd, tmp, status_fd, app, 0) < 0)
+		r = -errno;
+	else if (r >= 0 && !named)
+		r = tmpfile_link(fd, status_fd, app);
+	if (named)
+		(void) unlinkat(status_fd, tmp, 0);
 	return r;
 }
 
@@ -152,16 +188,18 @@ int pod_status_fill(int pod_fd, const struct pod_manifest *pod, int code)
 	int written = 0, first_err = 0;
 
 	assert_return(pod && code >= 0 && code <= 255, -EINVAL);
-	status_fd = openat(pod_fd, POD_STATUS_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* Only run writes rkt/status (the guest has rkt/guest); a compromised VMM, chrooted in
+	 * stage1/rootfs, could still link a component: resolved beneath the pod dir, no link. */
+	status_fd = beneath_open(pod_fd, POD_STATUS_DIR, O_PATH | O_DIRECTORY, S_IFDIR);
 	if (status_fd < 0)
-		return -errno;
+		return status_fd;
 	for (size_t i = 0; i < pod->n_apps; i++) {
 		struct stat st;
 		int r;
 
 		if (fstatat(status_fd, pod->apps[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
-		r = status_write(status_fd, pod->apps[i].name, code);
+		r = pod_status_write(status_fd, pod->apps[i].name, code);
 		if (r == -EEXIST)
 			continue;
 		if (r < 0) {

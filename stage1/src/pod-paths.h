@@ -12,8 +12,15 @@
 #define POD_STAGE1_ROOTFS "stage1/rootfs"
 #define POD_STAGE2_DIR	  POD_STAGE1_ROOTFS "/opt/stage2"
 #define POD_RKT_DIR	  POD_STAGE1_ROOTFS "/rkt"
-#define POD_STATUS_DIR	  POD_RKT_DIR "/status"
-#define POD_EXIT_PATH	  POD_RKT_DIR "/cc-pod-exit"
+/* rkt reads status/<app> as root, following links: only run writes there. */
+#define POD_STATUS_DIR POD_RKT_DIR "/status"
+/*
+ * The guest's /rkt (the cc-rkt share): cc-app-exit writes status/<app> and cc-pod-exit here;
+ * run copies valid codes to POD_STATUS_DIR (status-mirror.h). rkt reads nothing under it.
+ */
+#define POD_GUEST_RKT_DIR    POD_RKT_DIR "/guest"
+#define POD_GUEST_STATUS_DIR POD_GUEST_RKT_DIR "/status"
+#define POD_EXIT_PATH	     POD_GUEST_RKT_DIR "/cc-pod-exit"
 /* The guest's persistent journal, /var/log/journal/<machine id> in the guest (9p). */
 #define POD_JOURNAL_DIR	 POD_STAGE1_ROOTFS "/var/log/journal"
 #define POD_CC_DIR	 "cc"

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cc/cleanup.h"
@@ -117,14 +118,23 @@ fail:
 	_exit(127);
 }
 
-/* Wait for pid, forwarding stop signals. */
-static int wait_forwarding(pid_t pid, const sigset_t *mask, int *ret_status)
+/* Wait for pid, forwarding stop signals, calling c->tick every c->tick_ms meanwhile. */
+static int wait_forwarding(const struct supervise_config *c, pid_t pid, const sigset_t *mask,
+			   int *ret_status)
 {
+	struct timespec ts = {.tv_sec = c->tick_ms / 1000,
+			      .tv_nsec = (long) (c->tick_ms % 1000) * 1000000};
+
 	for (;;) {
 		siginfo_t si;
-		int sig = sigwaitinfo(mask, &si), st;
+		int sig, st;
 		pid_t w;
 
+		sig = c->tick ? sigtimedwait(mask, &si, &ts) : sigwaitinfo(mask, &si);
+		if (sig < 0 && errno == EAGAIN) {
+			c->tick(c->userdata);
+			continue;
+		}
 		if (sig < 0) {
 			if (errno == EINTR)
 				continue;
@@ -162,6 +172,7 @@ int supervise_run(const struct supervise_config *c, int *ret_status, pid_t *ret_
 	ssize_t n;
 
 	assert_return(c && c->argv && c->argv[0] && ret_status, -EINVAL);
+	assert_return(!c->tick || c->tick_ms > 0, -EINVAL);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
@@ -201,7 +212,7 @@ int supervise_run(const struct supervise_config *c, int *ret_status, pid_t *ret_
 		*ret_pid = pid;
 	if (c->started)
 		c->started(pid, c->userdata);
-	r = wait_forwarding(pid, &mask, ret_status);
+	r = wait_forwarding(c, pid, &mask, ret_status);
 	if (r < 0) {
 		child_kill(pid);
 		return run_error_set(reterr_error, r, "cannot wait for %s: %m", c->argv[0]);

@@ -36,6 +36,10 @@ struct supervise_config {
 	void (*child_hook)(void);
 	/* Called in the supervisor once the VMM runs (exec succeeded); NULL for none. */
 	void (*started)(pid_t pid, void *userdata);
+	/* Called in the supervisor while the VMM runs, each time tick_ms pass without a signal;
+	 * NULL for none. */
+	void (*tick)(void *userdata);
+	unsigned tick_ms;
 	void *userdata;
 };
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 #include "pod-paths.h"
 #include "vmm-argv.h"
 
-#define VMM_ARGV_MAX 48
+#define VMM_ARGV_MAX 64
 
 bool vmm_machine_id_valid(const char *s)
 {
@@ -31,7 +32,7 @@ char **vmm_argv_free(char **argv)
 
 struct argv_builder {
 	char **v;
-	size_t n;
+	size_t n, cap; /* cap includes the NULL */
 	int err;
 };
 
@@ -42,7 +43,7 @@ static void add(struct argv_builder *b, const char *fmt, ...)
 
 	if (b->err < 0)
 		return;
-	if (b->n + 1 >= VMM_ARGV_MAX) {
+	if (b->n + 1 >= b->cap) {
 		b->err = -E2BIG;
 		return;
 	}
@@ -153,7 +154,10 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 	r = cmdline_build(c, &cmdline);
 	if (r < 0)
 		return r;
-	v = calloc(VMM_ARGV_MAX, sizeof(char *));
+	if (c->n_hostvols > (SIZE_MAX / sizeof(char *) - VMM_ARGV_MAX) / 2)
+		return -E2BIG;
+	b.cap = VMM_ARGV_MAX + 2 * c->n_hostvols;
+	v = calloc(b.cap, sizeof(char *));
 	if (!v)
 		return -ENOMEM;
 	b.v = v;
@@ -190,10 +194,24 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 	add(&b, "cc-layer:%s/" POD_LAYER_DIR ",ro", d);
 	add(&b, "--9p");
 	add(&b, "cc-stage2:%s/" POD_STAGE2_DIR, d);
+	/* Host volumes are bound inside the apps' rootfs: no setuid files, no root's (docs/9p.md).
+	 */
+	for (size_t i = 0; i < c->n_hostvols; i++) {
+		const struct volume_root *h = &c->hostvols[i];
+
+		add(&b, "--9p-hostvol");
+		add(&b, "cc-stage2:%" PRIu64 ":%" PRIu64 ":%" PRIu32 ":%" PRIu32, h->dev, h->ino,
+		    h->uid, h->gid);
+	}
+	/* Reachable by rkt's group (rkt status): the host-volume policy on the whole share. */
 	add(&b, "--9p");
-	add(&b, "cc-rkt:%s/" POD_RKT_DIR, d);
+	add(&b, "cc-rkt:%s/" POD_GUEST_RKT_DIR, d);
+	add(&b, "--9p-hostvol");
+	add(&b, "cc-rkt");
 	add(&b, "--9p");
 	add(&b, "cc-journal:%s/" POD_JOURNAL_DIR, d);
+	add(&b, "--9p-hostvol");
+	add(&b, "cc-journal");
 	/* The pod's machine (systemd-machined) has the stage1 rootfs as its root, as with nspawn.
 	 */
 	add(&b, "--chroot");

@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cc/beneath.h"
 #include "cc/cleanup.h"
-#include "cc/fileio.h"
 #include "pod-paths.h"
 #include "vmm-reap.h"
 
@@ -57,8 +57,9 @@ int vmm_process_matches(pid_t pid, int dir_fd)
 	r = exe_is_vmm(pid);
 	if (r <= 0)
 		return r;
-	/* Sandboxed, the VMM's root and cwd are the pod's stage1 rootfs (cc-vmm --chroot). */
-	root_fd = openat(dir_fd, POD_STAGE1_ROOTFS, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* Sandboxed, the VMM's root and cwd are the pod's stage1 rootfs (cc-vmm --chroot): the
+	 * VMM's own tree, so reached through no link. */
+	root_fd = beneath_open(dir_fd, POD_STAGE1_ROOTFS, O_PATH | O_DIRECTORY, S_IFDIR);
 	if (root_fd >= 0) {
 		r = proc_dir_is(pid, "root", root_fd);
 		if (r != 0)
@@ -69,16 +70,16 @@ int vmm_process_matches(pid_t pid, int dir_fd)
 
 static int pid_file_read(int pod_fd, pid_t *ret)
 {
-	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
 	char *end;
 	long v;
 	int r;
 
-	fd = openat(pod_fd, POD_PID_PATH, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	r = read_full_fd(fd, 32, &buf, NULL);
+	/* Run writes it, but a compromised VMM holds a pod dir fd: a link, FIFO, directory or
+	 * big file there is malformed, never followed, waited on or read whole. */
+	r = beneath_read(pod_fd, POD_PID_PATH, 32, &buf, NULL);
+	if (r == -ELOOP || r == -EBADFD || r == -EISDIR || r == -EFBIG)
+		return -EBADMSG;
 	if (r < 0)
 		return r;
 	errno = 0;

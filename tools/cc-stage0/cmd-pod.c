@@ -103,17 +103,13 @@ static int app_pick(const char *pod, const char *want, char **ret)
 /* rkt enter polls every 100 ms for pid (or ppid) while the pod runs. */
 static int pid_wait(const char *pod, char **ret)
 {
-	_cleanup_free_ char *pidf = NULL;
-
-	if (asprintf(&pidf, "%s/pid", pod) < 0)
-		return log_oom();
 	for (;;) {
-		int r = read_full_file(pidf, 64, ret, NULL);
+		int r = pod_pid_read(pod, ret);
 
-		if (r >= 0) {
-			(*ret)[strcspn(*ret, "\n")] = '\0';
+		if (r >= 0)
 			return 0;
-		}
+		if (r != -ENOENT)
+			return log_error_errno(r, "%s/pid: %m", pod);
 		if (pod_is_locked(pod) != 1)
 			return log_error_errno(ESRCH, "the pod stopped before it wrote its pid");
 		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);

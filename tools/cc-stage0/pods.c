@@ -4,10 +4,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cc/beneath.h"
 #include "cc/cleanup.h"
 #include "cc/fileio.h"
 #include "cc/log.h"
@@ -25,6 +27,22 @@ static bool uuid_is_valid(const char *s)
 			return false;
 	}
 	return true;
+}
+
+int pod_pid_read(const char *pod, char **ret)
+{
+	_cleanup_close_ int pod_fd = -1;
+	int r;
+
+	pod_fd = open(pod, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pod_fd < 0)
+		return -errno;
+	/* A compromised VMM reaches the pod dir through its lock fd: no link, FIFO, big file. */
+	r = beneath_read(pod_fd, "pid", 64, ret, NULL);
+	if (r < 0)
+		return r;
+	(*ret)[strcspn(*ret, "\n")] = '\0';
+	return 0;
 }
 
 int pod_is_locked(const char *path)

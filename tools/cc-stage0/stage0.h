@@ -108,6 +108,9 @@ int pod_find(const struct stage0_ctx *ctx, const char *uuid, char **ret_path,
 	     enum pod_state *ret_state);
 /* 1 if some process holds the pod's lock, 0 if not. */
 int pod_is_locked(const char *path);
+/* The pod's pid file (run's), first line, read beneath the pod dir: a regular file of at most
+ * 64 bytes, through no link (cc/beneath.h); -ENOENT when missing. */
+int pod_pid_read(const char *pod, char **ret);
 /* The stage1 annotation coreos.com/rkt/stage1/<what> of the pod's stage1/manifest; -ENODATA
  * when the manifest has none. */
 int pod_stage1_annotation(const char *pod, const char *what, char **ret);

@@ -340,6 +340,39 @@ START_TEST(test_connect_failures)
 }
 END_TEST
 
+/* A link or a FIFO at the socket's path (planted by a compromised VMM, which makes cc/vsock)
+ * must not send the handshake to another host socket, nor block. */
+START_TEST(test_connect_refuses_planted_link_and_fifo)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	_cleanup_close_ int l = -1, c = -1;
+	char *msg = NULL;
+	int fd = -1;
+
+	/* Another host socket, listening: the link's target. */
+	ck_assert_int_lt(snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/host.sock", dir),
+			 (int) sizeof(sa.sun_path));
+	l = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(l, 0);
+	ck_assert_int_eq(bind(l, (struct sockaddr *) &sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(l, 1), 0);
+	ck_assert_int_eq(symlink(sa.sun_path, sock_path), 0);
+	ASSERT_ERRNO(agent_client_connect(sock_path, 1024, 1000, &fd, &msg), ELOOP);
+	ck_assert_ptr_nonnull(strstr(msg, "cannot reach the pod's VM"));
+	free(msg);
+	/* Nothing reached the other socket. */
+	c = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+	ck_assert_int_eq(c, -1);
+	ck_assert_int_eq(errno, EAGAIN);
+
+	ck_assert_int_eq(unlink(sock_path), 0);
+	ck_assert_int_eq(mkfifo(sock_path, 0600), 0);
+	ASSERT_ERRNO(agent_client_connect(sock_path, 1024, 1000, &fd, &msg), EBADFD);
+	free(msg);
+	ck_assert_int_eq(fd, -1);
+}
+END_TEST
+
 START_TEST(test_stop)
 {
 	char *msg = NULL;
@@ -384,6 +417,7 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_exec_hostile_and_vanished_agent);
 	tcase_add_test(tc, test_connect_failures);
 	tcase_add_test(tc, test_stop);
+	tcase_add_test(tc, test_connect_refuses_planted_link_and_fifo);
 	suite_add_tcase(s, tc);
 	return s;
 }

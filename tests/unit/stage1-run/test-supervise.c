@@ -146,6 +146,48 @@ START_TEST(test_vmm_killed)
 }
 END_TEST
 
+static int ticks;
+
+static void tick_count(void *userdata)
+{
+	char p[PATH_MAX];
+
+	ck_assert_ptr_eq(userdata, &ticks);
+	/* The third tick lets the VMM go on: run works while it waits. */
+	if (++ticks == 3) {
+		(void) snprintf(p, sizeof(p), "%s/ticked", tmp);
+		ck_assert_int_eq(close(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)), 0);
+	}
+}
+
+START_TEST(test_tick_while_vmm_runs)
+{
+	char *argv[] = {(char *) "/bin/sh",
+			(char *) "-c",
+			(char *) "i=0; while [ ! -e \"$1/ticked\" ]; do [ $i -lt 100 ] || exit 3; "
+				 "sleep 0.05; i=$((i+1)); done; exit 6",
+			(char *) "vmm",
+			tmp,
+			NULL};
+	struct supervise_config c = {.argv = argv,
+				     .lock_fd = -1,
+				     .pod_fd = pod_fd,
+				     .tick = tick_count,
+				     .tick_ms = 100,
+				     .userdata = &ticks};
+	struct run_error err = {};
+	int st = -1;
+
+	ticks = 0;
+	ck_assert_msg(supervise_run(&c, &st, NULL, &err) == 0, "%s", err.msg);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 6, "status %#x", st);
+	ck_assert_int_ge(ticks, 3);
+	/* No tick_ms with a tick: refused. */
+	c.tick_ms = 0;
+	ASSERT_ERRNO(supervise_run(&c, &st, NULL, &err), EINVAL);
+}
+END_TEST
+
 START_TEST(test_exec_failure)
 {
 	char *argv[] = {(char *) "/nonexistent/cc-vmm", NULL};
@@ -247,6 +289,34 @@ START_TEST(test_reap_spares_other_processes)
 }
 END_TEST
 
+/* A FIFO, a link or a directory in place of pid: malformed, nothing killed, and no hang (a
+ * blocking open of the FIFO would run into the test timeout). */
+START_TEST(test_reap_hostile_pid_file)
+{
+	char p[PATH_MAX], target[PATH_MAX];
+	pid_t pid = fake_vmm(tmp, "cc-vmm");
+
+	(void) snprintf(p, sizeof(p), "%s/pid", tmp);
+	ck_assert_int_eq(mkfifo(p, 0644), 0);
+	ck_assert_int_eq(vmm_reap_leftover(pod_fd, 100, NULL), 0);
+	ck_assert_int_eq(unlink(p), 0);
+	/* A link to a file naming the live cc-vmm: not followed, the process is spared. */
+	(void) snprintf(target, sizeof(target), "%s/pid.target", tmp);
+	(void) snprintf(p, sizeof(p), "%d\n", (int) pid);
+	ASSERT_OK(write_string_file_atomic(target, p, 0644));
+	(void) snprintf(p, sizeof(p), "%s/pid", tmp);
+	ck_assert_int_eq(symlink(target, p), 0);
+	ck_assert_int_eq(vmm_reap_leftover(pod_fd, 100, NULL), 0);
+	ck_assert_int_eq(kill(pid, 0), 0);
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	ck_assert_int_eq(vmm_reap_leftover(pod_fd, 100, NULL), 0);
+	ck_assert_int_eq(rmdir(p), 0);
+	(void) kill(pid, SIGKILL);
+	(void) waitpid(pid, NULL, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("stage1-supervise");
@@ -255,6 +325,8 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_pid_file_before_exec);
+	tcase_add_test(tc, test_tick_while_vmm_runs);
+	tcase_add_test(tc, test_reap_hostile_pid_file);
 	tcase_add_test(tc, test_lock_fd_only_in_vmm);
 	tcase_add_test(tc, test_lock_fd_from_env);
 	tcase_add_test(tc, test_signals_forwarded);

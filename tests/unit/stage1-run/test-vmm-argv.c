@@ -56,9 +56,13 @@ START_TEST(test_quiet)
 		"--9p",
 		"cc-stage2:/p/stage1/rootfs/opt/stage2",
 		"--9p",
-		"cc-rkt:/p/stage1/rootfs/rkt",
+		"cc-rkt:/p/stage1/rootfs/rkt/guest",
+		"--9p-hostvol",
+		"cc-rkt",
 		"--9p",
 		"cc-journal:/p/stage1/rootfs/var/log/journal",
+		"--9p-hostvol",
+		"cc-journal",
 		"--chroot",
 		"/p/stage1/rootfs",
 		"--vsock",
@@ -186,6 +190,44 @@ START_TEST(test_nets)
 	ck_assert_str_eq(v[n - 4], "fd=10");
 }
 END_TEST
+/* One --9p-hostvol per host volume root, right after the cc-stage2 share; hundreds fit. */
+START_TEST(test_hostvols)
+{
+	_cleanup_(vmm_argv_freep) char **v = NULL;
+	_cleanup_free_ struct volume_root *many = NULL;
+	struct vmm_config c = config();
+	const struct volume_root two[] = {{2049, 131, 1000, 100}, {UINT64_MAX, 7, 0, 0}};
+	size_t i;
+
+	c.hostvols = two;
+	c.n_hostvols = 2;
+	ASSERT_OK(vmm_argv_build(&c, &v));
+	for (i = 0; v[i] && strcmp(v[i], "cc-stage2:/p/stage1/rootfs/opt/stage2") != 0; i++)
+		;
+	ck_assert_ptr_nonnull(v[i]);
+	ck_assert_str_eq(v[i - 1], "--9p");
+	ck_assert_str_eq(v[i + 1], "--9p-hostvol");
+	ck_assert_str_eq(v[i + 2], "cc-stage2:2049:131:1000:100");
+	ck_assert_str_eq(v[i + 3], "--9p-hostvol");
+	ck_assert_str_eq(v[i + 4], "cc-stage2:18446744073709551615:7:0:0");
+	ck_assert_str_eq(v[i + 5], "--9p");
+	v = vmm_argv_free(v);
+
+	many = calloc(256, sizeof(*many));
+	ck_assert_ptr_nonnull(many);
+	for (i = 0; i < 256; i++)
+		many[i] = (struct volume_root){1, i, 2, 3};
+	c.hostvols = many;
+	c.n_hostvols = 256;
+	c.debug = true;
+	ASSERT_OK(vmm_argv_build(&c, &v));
+	ck_assert_str_eq(v[argc_of(v) - 3], "-v");
+	for (i = 0; v[i] && strcmp(v[i], "cc-stage2:1:255:2:3") != 0; i++)
+		;
+	ck_assert_ptr_nonnull(v[i]);
+}
+END_TEST
+
 START_TEST(test_invalid)
 {
 	_cleanup_(vmm_argv_freep) char **v = NULL;
@@ -217,6 +259,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_quiet);
 	tcase_add_test(tc, test_kernel_pages_dir);
 	tcase_add_test(tc, test_ksm_only_when_asked);
+	tcase_add_test(tc, test_hostvols);
 	tcase_add_test(tc, test_debug_and_extra_params);
 	tcase_add_test(tc, test_long_pod_dir_uses_relative_vsock);
 	tcase_add_test(tc, test_invalid);
