@@ -28,7 +28,7 @@ struct relay {
 	size_t pending_len, pending_off;
 	bool stdin_eof; /* the host's stdin ended: close ours once pending is written */
 	bool exited;
-	int status;
+	int code; /* once exited */
 };
 
 static int relay_set_nonblock(int fd)
@@ -140,25 +140,12 @@ static int relay_frames(struct relay *rl)
 	return 0;
 }
 
+/* The command ended: systemd (its parent) says how. */
 static void relay_reap(struct relay *rl)
 {
-	while (waitpid(rl->c->pid, &rl->status, 0) < 0) {
-		if (errno != EINTR) {
-			rl->status = AGENT_CODE_SETUP << 8;
-			break;
-		}
-	}
+	rl->code = agent_unit_finish(rl->c->unit);
 	rl->exited = true;
 	rl->c->pidfd = safe_close(rl->c->pidfd);
-}
-
-static int relay_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return AGENT_CODE_SETUP;
 }
 
 /* After the exit: send what the output fds still hold, without waiting for writers that
@@ -211,6 +198,11 @@ static int relay_loop(struct relay *rl, uint8_t *buf)
 		}
 		ipid = n;
 		p[n++] = (struct pollfd){.fd = rl->c->pidfd, .events = POLLIN};
+		if (rl->c->pidfd < 0) {
+			/* It ended before we could watch it: relay what it wrote. */
+			relay_reap(rl);
+			return 0;
+		}
 
 		if (poll(p, (nfds_t) n, -1) < 0) {
 			if (errno == EINTR)
@@ -273,16 +265,15 @@ int agent_relay(int fd, struct agent_reader *rd, struct agent_child *c)
 		r = relay_loop(&rl, buf);
 	if (r < 0) {
 		/* The host broke the protocol or went away: the command goes too. */
-		if (!rl.exited) {
-			(void) kill(-c->pid, SIGKILL);
-			(void) kill(c->pid, SIGKILL);
-			relay_reap(&rl);
-		}
+		/* The command and everything it started: its unit. */
+		if (!rl.exited)
+			agent_unit_kill(c->unit);
+		c->pidfd = safe_close(c->pidfd);
 		return r;
 	}
 	r = relay_drain(&rl, buf);
 	if (r < 0)
 		return r;
-	agent_u32_encode(code, (uint32_t) relay_code(rl.status));
+	agent_u32_encode(code, (uint32_t) rl.code);
 	return agent_send(fd, AGENT_EXIT, code, sizeof(code));
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Start a command in an app's context: the app's mount namespace (through its running main
- * process) or a plain chroot into its rootfs, its cgroup, user, groups, working directory
- * and environment, with pipes or a pty.
+ * Start a command in an app's context: a transient service (systemd-run) with the app
+ * unit's own sandbox, from the enter file (enter-run.h): its root, user and groups, working
+ * directory, environment, capability bounding set, seccomp filter, no_new_privs, hidden
+ * paths and cgroup limits, with pipes or a pty. The command is resolved in the app's root
+ * first, so a missing one is still 127.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -23,29 +26,16 @@
 #include "cc/cleanup.h"
 #include "cc/fileio.h"
 #include "enter-config.h"
-
-extern char **environ;
-
-/* Child setup steps, reported through the error pipe. */
-enum spawn_step {
-	STEP_TTY,
-	STEP_STDIO,
-	STEP_ROOT,
-	STEP_USER,
-	STEP_CWD,
-	STEP_EXEC,
-};
-
-struct spawn_error {
-	int step;
-	int err;
-};
+#include "enter-run.h"
 
 struct spawn_ctx {
 	const struct agent_exec *e;
 	struct enter_config cfg;
 	char **env;
-	pid_t main_pid; /* the app's running main process, 0 when none */
+	char *path; /* the command, resolved in the app's root */
+	char unit[ENTER_UNIT_MAX];
+	char **run_argv;
+	char stdio[3][64]; /* the pipes as systemd opens them (not with a pty) */
 	char pts[64];
 	int in[2], out[2], err[2];
 };
@@ -54,6 +44,8 @@ static void spawn_ctx_done(struct spawn_ctx *s)
 {
 	enter_config_done(&s->cfg);
 	enter_env_free(s->env);
+	free(s->path);
+	enter_argv_free(s->run_argv);
 	for (size_t i = 0; i < 2; i++) {
 		safe_close(s->in[i]);
 		safe_close(s->out[i]);
@@ -61,39 +53,52 @@ static void spawn_ctx_done(struct spawn_ctx *s)
 	}
 }
 
-/* MainPID of <app>.service, 0 when it has none (not running). */
-static int spawn_main_pid(const char *app, pid_t *ret)
+/* The app's PATH (its environment file), or NULL for systemd's default. */
+static const char *spawn_env_path(char **env)
 {
-	_cleanup_free_ char *unit = NULL, *out = NULL;
-	char *argv[] = {(char *) AGENT_SYSTEMCTL,
-			(char *) "show",
-			(char *) "-p",
-			(char *) "MainPID",
-			(char *) "--value",
-			NULL,
-			NULL};
-	char *end;
-	long v;
+	for (size_t i = 0; env && env[i]; i++)
+		if (strncmp(env[i], "PATH=", 5) == 0)
+			return env[i] + 5;
+	return NULL;
+}
+
+/* The command, as the app would find it: 127 or 126 before any unit exists. */
+static int spawn_resolve(struct spawn_ctx *s, int *ret_code, char **ret_msg)
+{
+	_cleanup_free_ char *root = NULL;
+	_cleanup_close_ int rootfd = -EBADF;
+	const char *argv0 = s->e->argv[0];
 	int r;
 
-	if (asprintf(&unit, "%s.service", app) < 0)
+	if (asprintf(&root, "%s/%s/rootfs", AGENT_STAGE2, s->e->app) < 0)
 		return -ENOMEM;
-	argv[5] = unit;
-	r = agent_run(argv, &out, 64);
-	if (r < 0)
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		r = -errno;
+		agent_msg(ret_msg, "cannot open the app's root %s: %s", root, strerror(-r));
 		return r;
-	if (r != 0)
+	}
+	r = enter_command_resolve(rootfd, argv0, spawn_env_path(s->env), s->cfg.cwd, &s->path);
+	if (r < 0) {
+		*ret_code = r == -ENOENT ? AGENT_CODE_NOTFOUND : AGENT_CODE_NOEXEC;
+		agent_msg(ret_msg, "cannot execute %s: %s", argv0, strerror(-r));
+	}
+	return r;
+}
+
+/* A unit name of our own: "cc-enter-<16 hex digits>.service". */
+static int spawn_unit_name(char unit[ENTER_UNIT_MAX])
+{
+	uint64_t id;
+
+	if (getrandom(&id, sizeof(id), 0) != (ssize_t) sizeof(id))
 		return -EIO;
-	errno = 0;
-	v = strtol(out, &end, 10);
-	if (errno != 0 || end == out || (*end != '\n' && *end != '\0') || v < 0 || v > 0x3fffffff)
-		return -EBADMSG;
-	*ret = (pid_t) v;
+	snprintf(unit, ENTER_UNIT_MAX, "cc-enter-%016llx.service", (unsigned long long) id);
 	return 0;
 }
 
-/* Environment: the app's file, then TERM for a pty. */
-static int spawn_load(struct spawn_ctx *s, char **ret_msg)
+/* The enter file, the app's environment (for its PATH), the command. */
+static int spawn_load(struct spawn_ctx *s, int *ret_code, char **ret_msg)
 {
 	_cleanup_free_ char *path = NULL, *text = NULL, *envtext = NULL;
 	const char *app = s->e->app;
@@ -119,27 +124,34 @@ static int spawn_load(struct spawn_ctx *s, char **ret_msg)
 		agent_msg(ret_msg, "cannot read %s: %s", s->cfg.env_file, strerror(-r));
 		return r;
 	}
-	if (s->e->tty && s->e->term[0] != '\0') {
-		size_t n = 0;
-		char *var;
-
-		if (asprintf(&var, "TERM=%s", s->e->term) < 0)
-			return -ENOMEM;
-		while (s->env[n] && strncmp(s->env[n], "TERM=", 5) != 0)
-			n++;
-		if (!s->env[n] && n == ENTER_ENV_MAX) {
-			free(var);
-			return 0;
-		}
-		free(s->env[n]);
-		s->env[n] = var;
+	if (s->cfg.n_properties == 0) {
+		/* Never unconfined: an enter file without the app's sandbox is refused. */
+		agent_msg(ret_msg, "%s gives no sandbox for app %s", path, app);
+		return -EBADMSG;
 	}
-	r = spawn_main_pid(app, &s->main_pid);
-	if (r < 0) {
-		/* Without systemd's answer the command still runs, in a plain chroot. */
-		s->main_pid = 0;
-	}
+	r = spawn_resolve(s, ret_code, ret_msg);
+	if (r < 0)
+		return r;
+	r = spawn_unit_name(s->unit);
+	if (r < 0)
+		return r;
 	return 0;
+}
+
+/* The systemd-run command line, once the pty (if any) exists. */
+static int spawn_argv(struct spawn_ctx *s)
+{
+	struct enter_run run = {
+		.app = s->e->app,
+		.unit = s->unit,
+		.tty = s->e->tty ? s->pts : NULL,
+		.term = s->e->term,
+		.stdio = {s->stdio[0], s->stdio[1], s->stdio[2]},
+		.path = s->path,
+		.argv = s->e->argv,
+	};
+
+	return enter_run_argv(&s->cfg, &run, &s->run_argv);
 }
 
 static int spawn_stdio(struct spawn_ctx *s, struct agent_child *c)
@@ -166,172 +178,150 @@ static int spawn_stdio(struct spawn_ctx *s, struct agent_child *c)
 	return 0;
 }
 
-static int child_stdio(struct spawn_ctx *s, enum spawn_step *step)
+/* /proc/<agent>/fd/<n>: systemd opens our end of a pipe again, as the other end. */
+static void spawn_stdio_paths(struct spawn_ctx *s, const struct agent_child *c)
 {
-	int fd;
+	const int fds[3] = {c->in, c->out, c->err};
 
-	if (!s->e->tty) {
-		*step = STEP_STDIO;
-		if (dup2(s->in[0], 0) < 0 || dup2(s->out[1], 1) < 0 || dup2(s->err[1], 2) < 0)
-			return -errno;
-		return 0;
-	}
-	*step = STEP_TTY;
-	fd = open(s->pts, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (ioctl(fd, TIOCSCTTY, 0) < 0)
-		return -errno;
-	if (dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-		return -errno;
-	return 0;
+	for (size_t i = 0; i < 3; i++)
+		snprintf(s->stdio[i], sizeof(s->stdio[i]), "/proc/%d/fd/%d", (int) getpid(),
+			 fds[i]);
 }
 
-/* An app that is not running has no cgroup: then the command stays in the agent's. */
-static void child_join_cgroup(const char *app)
+/*
+ * systemd-run: returns once systemd has executed the command (Type=exec), with its exit
+ * status and, on failure, the first line it wrote on stderr in *ret_err.
+ */
+static int spawn_systemd_run(struct spawn_ctx *s, char **ret_err)
 {
-	_cleanup_free_ char *path = NULL;
-	_cleanup_close_ int fd = -EBADF;
-
-	if (asprintf(&path, AGENT_APP_CGROUP_FMT, app) < 0)
-		return;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0)
-		(void) loop_write(fd, "0", 1);
-}
-
-/* Into the app's cgroup, mount namespace and root. */
-static int child_root(struct spawn_ctx *s)
-{
-	_cleanup_close_ int rootfd = -EBADF, nsfd = -EBADF;
-	_cleanup_free_ char *path = NULL;
-	char p[64];
-
-	/* Its cgroup first: memory and CPU limits apply, and stopping the app ends us. */
-	child_join_cgroup(s->e->app);
-
-	if (s->main_pid > 0) {
-		snprintf(p, sizeof(p), "/proc/%d/root", (int) s->main_pid);
-		rootfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int) s->main_pid);
-		nsfd = open(p, O_RDONLY | O_CLOEXEC);
-	}
-	if (rootfd >= 0 && nsfd >= 0) {
-		if (setns(nsfd, CLONE_NEWNS) < 0 || fchdir(rootfd) < 0)
-			return -errno;
-	} else {
-		if (asprintf(&path, "%s/%s/rootfs", AGENT_STAGE2, s->e->app) < 0)
-			return -ENOMEM;
-		if (chdir(path) < 0)
-			return -errno;
-	}
-	if (chroot(".") < 0)
-		return -errno;
-	return 0;
-}
-
-static int child_user(const struct enter_config *c)
-{
-	if (setgroups(c->n_groups, c->groups) < 0 || setresgid(c->gid, c->gid, c->gid) < 0 ||
-	    setresuid(c->uid, c->uid, c->uid) < 0)
-		return -errno;
-	return 0;
-}
-
-static int child_run(struct spawn_ctx *s, enum spawn_step *step)
-{
-	sigset_t all;
-	int r;
-
-	sigemptyset(&all);
-	(void) sigprocmask(SIG_SETMASK, &all, NULL);
-	for (int sig = 1; sig < _NSIG; sig++)
-		(void) signal(sig, SIG_DFL);
-	if (setsid() < 0)
-		return -errno;
-	r = child_stdio(s, step);
-	if (r < 0)
-		return r;
-	*step = STEP_ROOT;
-	r = child_root(s);
-	if (r < 0)
-		return r;
-	*step = STEP_USER;
-	r = child_user(&s->cfg);
-	if (r < 0)
-		return r;
-	*step = STEP_CWD;
-	if (chdir(s->cfg.cwd) < 0)
-		return -errno;
-	*step = STEP_EXEC;
-	environ = s->env;
-	execvp(s->e->argv[0], s->e->argv);
-	return -errno;
-}
-
-static const char *spawn_step_name(int step)
-{
-	switch (step) {
-	case STEP_TTY:
-		return "cannot set up the terminal";
-	case STEP_STDIO:
-		return "cannot set up stdio";
-	case STEP_ROOT:
-		return "cannot enter the app's root";
-	case STEP_USER:
-		return "cannot switch to the app's user and groups";
-	case STEP_CWD:
-		return "cannot change to the working directory";
-	default:
-		return "cannot execute";
-	}
-}
-
-static int spawn_fork(struct spawn_ctx *s, struct agent_child *c, int *ret_code, char **ret_msg)
-{
-	_cleanup_close_ int rp = -EBADF, wp = -EBADF;
-	struct spawn_error se;
-	int fds[2];
-	ssize_t n;
+	_cleanup_close_ int rfd = -EBADF, wfd = -EBADF;
+	char buf[512];
+	size_t n = 0;
+	int fds[2], status;
+	pid_t pid;
 
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return -errno;
-	rp = fds[0];
-	wp = fds[1];
-	c->pid = fork();
-	if (c->pid < 0)
+	rfd = fds[0];
+	wfd = fds[1];
+	pid = fork();
+	if (pid < 0)
 		return -errno;
-	if (c->pid == 0) {
-		enum spawn_step step = STEP_TTY;
-		int r = child_run(s, &step);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		sigset_t all;
 
-		se = (struct spawn_error){.step = step, .err = -r};
-		(void) !write(wp, &se, sizeof(se));
-		_exit(step == STEP_EXEC ? (r == -ENOENT ? AGENT_CODE_NOTFOUND : AGENT_CODE_NOEXEC)
-					: AGENT_CODE_SETUP);
+		sigemptyset(&all);
+		(void) sigprocmask(SIG_SETMASK, &all, NULL);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(wfd, 2) < 0)
+			_exit(AGENT_CODE_SETUP);
+		execv(s->run_argv[0], s->run_argv);
+		dprintf(2, "cannot execute %s: %s\n", s->run_argv[0], strerror(errno));
+		_exit(AGENT_CODE_SETUP);
 	}
-	wp = safe_close(wp);
-	do
-		n = read(rp, &se, sizeof(se));
-	while (n < 0 && errno == EINTR);
-	if (n == 0)
-		return 0; /* exec'd: the pipe closed on exec */
-	(void) waitpid(c->pid, NULL, 0);
-	c->pid = 0;
-	if (n != sizeof(se))
-		return n < 0 ? -errno : -EIO;
-	*ret_code = se.step == STEP_EXEC
-			    ? (se.err == ENOENT ? AGENT_CODE_NOTFOUND : AGENT_CODE_NOEXEC)
-			    : AGENT_CODE_SETUP;
-	if (se.step == STEP_CWD)
-		agent_msg(ret_msg, "%s %s: %s", spawn_step_name(se.step), s->cfg.cwd,
-			  strerror(se.err));
-	else if (se.step == STEP_EXEC)
-		agent_msg(ret_msg, "%s %s: %s", spawn_step_name(se.step), s->e->argv[0],
-			  strerror(se.err));
-	else
-		agent_msg(ret_msg, "%s: %s", spawn_step_name(se.step), strerror(se.err));
-	return -se.err ?: -EIO;
+	wfd = safe_close(wfd);
+	for (;;) {
+		ssize_t k = read(rfd, buf + n, sizeof(buf) - 1 - n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t) k;
+		if (n == sizeof(buf) - 1) {
+			char sink[256];
+
+			while (read(rfd, sink, sizeof(sink)) > 0)
+				;
+			break;
+		}
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	*ret_err = strdup(buf[0] ? buf : "systemd-run failed");
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* MainPID of the unit, 0 when it has none (its command already ended). */
+static int spawn_main_pid(const char *unit, pid_t *ret)
+{
+	char *argv[] = {
+		(char *) AGENT_SYSTEMCTL, (char *) "show", (char *) "-p", (char *) "MainPID",
+		(char *) "--value",	  (char *) unit,   NULL};
+	_cleanup_free_ char *out = NULL;
+	char *end;
+	long v;
+	int r;
+
+	r = agent_run(argv, &out, 64);
+	if (r < 0)
+		return r;
+	if (r != 0)
+		return -EIO;
+	errno = 0;
+	v = strtol(out, &end, 10);
+	if (errno != 0 || end == out || (*end != '\n' && *end != '\0') || v < 0 || v > 0x3fffffff)
+		return -EBADMSG;
+	*ret = (pid_t) v;
+	return 0;
+}
+
+/* A pidfd on the command (the unit's main process), -1 when it has already ended. */
+static int spawn_watch(struct spawn_ctx *s, struct agent_child *c)
+{
+	pid_t pid = 0, again = 0;
+	int fd, r;
+
+	r = spawn_main_pid(s->unit, &pid);
+	if (r < 0 || pid == 0)
+		return r;
+	fd = (int) syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return errno == ESRCH ? 0 : -errno;
+	/* Still the unit's main process once the pidfd exists: not a reused pid. */
+	r = spawn_main_pid(s->unit, &again);
+	if (r < 0 || again != pid) {
+		close(fd);
+		return r < 0 ? r : 0;
+	}
+	c->pid = pid;
+	c->pidfd = fd;
+	return 0;
+}
+
+/* Start the command's unit and watch its main process. */
+static int spawn_start(struct spawn_ctx *s, struct agent_child *c, int *ret_code, char **ret_msg)
+{
+	_cleanup_free_ char *err = NULL;
+	int r;
+
+	r = spawn_systemd_run(s, &err);
+	if (r < 0) {
+		agent_msg(ret_msg, "cannot run %s: %s", ENTER_SYSTEMD_RUN, strerror(-r));
+		return r;
+	}
+	if (r > 0) {
+		int code = agent_unit_code(s->unit, AGENT_CODE_SETUP);
+
+		/* systemd could not set the command up (e.g. 200 CHDIR, 203 EXEC): its code. */
+		*ret_code = code;
+		agent_msg(ret_msg, "the command could not be started: %s%s", err,
+			  code != AGENT_CODE_SETUP ? " (see the pod's journal)" : "");
+		return -EIO;
+	}
+	memcpy(c->unit, s->unit, sizeof(c->unit));
+	r = spawn_watch(s, c);
+	if (r < 0) {
+		agent_unit_kill(c->unit);
+		agent_msg(ret_msg, "cannot watch the command's unit %s: %s", s->unit, strerror(-r));
+		return r;
+	}
+	return 0;
 }
 
 int agent_spawn(const struct agent_exec *e, struct agent_child *ret, int *ret_code, char **ret_msg)
@@ -342,23 +332,18 @@ int agent_spawn(const struct agent_exec *e, struct agent_child *ret, int *ret_co
 
 	*ret_code = AGENT_CODE_SETUP;
 	*ret_msg = NULL;
-	r = spawn_load(&s, ret_msg);
+	r = spawn_load(&s, ret_code, ret_msg);
 	if (r >= 0) {
 		r = spawn_stdio(&s, &c);
 		if (r < 0)
 			agent_msg(ret_msg, "cannot create the command's stdio: %s", strerror(-r));
 	}
-	if (r >= 0)
-		r = spawn_fork(&s, &c, ret_code, ret_msg);
 	if (r >= 0) {
-		c.pidfd = (int) syscall(SYS_pidfd_open, c.pid, 0);
-		if (c.pidfd < 0) {
-			r = -errno;
-			(void) kill(c.pid, SIGKILL);
-			(void) waitpid(c.pid, NULL, 0);
-			agent_msg(ret_msg, "pidfd_open: %s", strerror(-r));
-		}
+		spawn_stdio_paths(&s, &c);
+		r = spawn_argv(&s);
 	}
+	if (r >= 0)
+		r = spawn_start(&s, &c, ret_code, ret_msg);
 	spawn_ctx_done(&s);
 	if (r < 0) {
 		agent_child_close(&c);
@@ -378,4 +363,72 @@ void agent_child_close(struct agent_child *c)
 	c->out = safe_close(c->out);
 	c->err = safe_close(c->err);
 	c->pidfd = safe_close(c->pidfd);
+}
+
+/* ExecMainCode/ExecMainStatus of the unit as a code (enter_result_parse()). */
+static int agent_unit_result(const char *unit, int *ret_code)
+{
+	char *argv[] = {(char *) AGENT_SYSTEMCTL,
+			(char *) "show",
+			(char *) "-p",
+			(char *) "ExecMainCode",
+			(char *) "-p",
+			(char *) "ExecMainStatus",
+			(char *) unit,
+			NULL};
+	_cleanup_free_ char *out = NULL;
+	int r = agent_run(argv, &out, 256);
+
+	if (r < 0)
+		return r;
+	if (r != 0)
+		return -EIO;
+	return enter_result_parse(out, ret_code);
+}
+
+static void agent_unit_systemctl(const char *verb, const char *unit)
+{
+	char *argv[] = {(char *) AGENT_SYSTEMCTL, (char *) verb, (char *) unit, NULL};
+
+	(void) agent_run(argv, NULL, 0);
+}
+
+int agent_unit_code(const char *unit, int fallback)
+{
+	int code;
+
+	if (agent_unit_result(unit, &code) < 0)
+		code = fallback;
+	agent_unit_systemctl("reset-failed", unit);
+	return code;
+}
+
+int agent_unit_finish(const char *unit)
+{
+	int code = AGENT_CODE_SETUP, r = -EBADMSG;
+
+	/* The pidfd says the process ended; systemd records it once it has reaped it. */
+	for (int i = 0; i < 1000 && r == -EBADMSG; i++) {
+		r = agent_unit_result(unit, &code);
+		if (r == -EBADMSG)
+			(void) usleep(10 * 1000);
+	}
+	if (r < 0)
+		code = AGENT_CODE_SETUP;
+	/* RemainAfterExit=yes keeps a unit whose command exited 0 active: stop it (and what the
+	 * command left running); a failed one is reset. */
+	agent_unit_systemctl(code == 0 ? "stop" : "reset-failed", unit);
+	return code;
+}
+
+void agent_unit_kill(const char *unit)
+{
+	char *argv[] = {(char *) AGENT_SYSTEMCTL, (char *) "kill", (char *) "--signal=SIGKILL",
+			(char *) unit, NULL};
+
+	if (unit[0] == '\0')
+		return;
+	(void) agent_run(argv, NULL, 0);
+	agent_unit_systemctl("stop", unit);
+	agent_unit_systemctl("reset-failed", unit);
 }

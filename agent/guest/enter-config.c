@@ -59,6 +59,32 @@ static int enter_set_path(char **dst, const char *v)
 	return *dst ? 0 : -ENOMEM;
 }
 
+/* "Key=value": Key of letters (a systemd property name), a value without control bytes. */
+static int enter_add_property(struct enter_config *c, const char *v)
+{
+	size_t k = 0;
+	char **n;
+
+	while ((v[k] >= 'A' && v[k] <= 'Z') || (v[k] >= 'a' && v[k] <= 'z'))
+		k++;
+	if (k == 0 || v[k] != '=')
+		return -EBADMSG;
+	for (const char *p = v; *p; p++)
+		if ((unsigned char) *p < 0x20 || *p == 0x7f)
+			return -EBADMSG;
+	if (c->n_properties == ENTER_PROPERTIES_MAX)
+		return -E2BIG;
+	n = realloc(c->properties, (c->n_properties + 2) * sizeof(char *));
+	if (!n)
+		return -ENOMEM;
+	c->properties = n;
+	c->properties[c->n_properties] = strdup(v);
+	if (!c->properties[c->n_properties])
+		return -ENOMEM;
+	c->properties[++c->n_properties] = NULL;
+	return 0;
+}
+
 static int enter_config_line(struct enter_config *c, char *line, bool *have_uid, bool *have_gid)
 {
 	char *eq, *key, *value;
@@ -95,6 +121,8 @@ static int enter_config_line(struct enter_config *c, char *line, bool *have_uid,
 		return enter_set_path(&c->cwd, value);
 	if (strcmp(key, "environment_file") == 0 || strcmp(key, "env") == 0)
 		return enter_set_path(&c->env_file, value);
+	if (strcmp(key, "property") == 0)
+		return enter_add_property(c, value);
 	return 0;
 }
 
@@ -135,6 +163,9 @@ void enter_config_done(struct enter_config *c)
 	free(c->groups);
 	free(c->cwd);
 	free(c->env_file);
+	for (size_t i = 0; i < c->n_properties; i++)
+		free(c->properties[i]);
+	free(c->properties);
 	*c = (struct enter_config){};
 }
 

@@ -31,6 +31,7 @@
 #include "run-prepare.h"
 #include "status-mirror.h"
 #include "stage1/flags.h"
+#include "stage1/pod-options.h"
 #include "stage1/uuid.h"
 #include "stage1/vmsize.h"
 #include "supervise.h"
@@ -80,6 +81,7 @@ struct run_ctx {
 	char *pod_dir;
 	char *vmm, *kernel, *image;
 	struct vm_size size;
+	struct pod_options opts;
 	struct volume_plan plan;
 	struct volume_roots roots; /* what run_prepare() mounted, for --9p-hostvol */
 	struct run_net net;
@@ -140,6 +142,8 @@ static int run_check(struct run_ctx *c)
 			    &c->size, &w, &serr);
 	print_warnings(&w);
 	if (r < 0)
+		return fail(1, serr.msg);
+	if (pod_options_parse(c->info.pod, &c->opts, &serr) < 0)
 		return fail(1, serr.msg);
 	if (volume_plan_build(c->info.pod, (const struct image_manifest *const *) c->info.images,
 			      &c->plan, print_warning, NULL, &err) < 0)
@@ -383,6 +387,7 @@ static int run_vmm(struct run_ctx *c)
 		.mem_mib = c->size.mem_mib,
 		.cpus = c->size.cpus,
 		.debug = c->flags.debug,
+		.ksm = c->opts.ksm,
 		.extra_kernel_params = getenv("RKT_HYPERVISOR_EXTRA_KERNEL_PARAMS"),
 		.kernel_pages_dir = kernel_pages_dir(),
 		.nets = (const char *const *) c->net.vmm_nets,

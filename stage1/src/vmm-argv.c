@@ -180,9 +180,10 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 	/* In the same sweep, the pages that repeat many times (the struct page array of the DAX
 	 * image's range) are mapped onto one copy each (docs/vmm.md, "Merging repeated pages"). */
 	add(&b, "--merge-pages");
-	/* Guest RAM and the kernel's written pages may be merged by KSM, as QEMU's mem-merge
-	 * default has it; inert unless the host runs ksmd (/sys/kernel/mm/ksm/run). */
-	add(&b, "--ksm");
+	/* KSM only when the pod asks (clear-containers/ksm=true): merging pages across pods is
+	 * a cross-VM side channel (docs/stage1.md, "Pod options"). */
+	if (c->ksm)
+		add(&b, "--ksm");
 	/* The kernel's pages every VM patches alike at boot: one copy for all the host's pods
 	 * (docs/vmm.md, "Kernel pages shared between VMs"). */
 	if (c->kernel_pages_dir) {

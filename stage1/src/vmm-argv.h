@@ -28,6 +28,7 @@ struct vmm_config {
 	uint64_t mem_mib;
 	unsigned cpus;
 	bool debug;
+	bool ksm;			 /* --ksm: only when the pod asks (pod-options.h) */
 	const char *extra_kernel_params; /* NULL or "" for none */
 	/* The directory for --share-kernel-pages (kernel-pages-dir.h), or NULL: not shared. */
 	const char *kernel_pages_dir;

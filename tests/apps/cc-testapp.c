@@ -5,8 +5,8 @@
  * so a test reads the app's own view from the pod's console. Steps (docs/stage1.md, "Testing"):
  *
  *   id  cwd  env  caps  mem  net  uname       print uid/gid/groups, cwd, the environment,
- *                                              CapBnd/NoNewPrivs/Seccomp, MemTotal and the
- *                                              cgroup memory.max, hostname/hosts/resolv.conf,
+ *                                              the Cap lines, NoNewPrivs, Seccomp, MemTotal,
+ *                                              the cgroup memory.max, hostname/hosts/resolv.conf,
  *                                              the kernel
  *   echo=TEXT                                  print TEXT
  *   exit=N                                     exit N now
@@ -22,7 +22,8 @@
  *   stdin                                      read one line: "stdin tty=0|1 line=LINE"
  *                                              ("stdin tty=0|1 eof" at end of input)
  *   syscall=NAME                               call uname, getppid, sync or umask: ok or errno
- *   kill=PID:SIG                               send signal number SIG to PID: ok or errno
+ *   kill=PID:SIG                               send signal number SIG to PID (0: its own
+ *                                              process group): ok or errno
  *   wchan                                      fork a child that sleeps in pause(), print
  *                                              the kernel function it waits in, which the
  *                                              kernel finds by unwinding its stack (/proc/
@@ -317,7 +318,7 @@ static void step_kill(const char *arg)
 	char *end;
 	long pid = strtol(arg, &end, 10), sig;
 
-	if (*end != ':' || pid <= 0 || pid > INT_MAX) {
+	if (*end != ':' || pid < 0 || pid > INT_MAX) {
 		testapp_say("kill %s bad argument", arg);
 		return;
 	}
@@ -423,7 +424,7 @@ static int step(const char *s)
 		for (char **e = environ; *e; e++)
 			testapp_say("env %s", *e);
 	else if (strcmp(s, "caps") == 0) {
-		file_lines("status", "/proc/self/status", "CapBnd:");
+		file_lines("status", "/proc/self/status", "Cap"); /* Inh Prm Eff Bnd Amb */
 		file_lines("status", "/proc/self/status", "NoNewPrivs:");
 		file_lines("status", "/proc/self/status", "Seccomp:");
 	} else if (strcmp(s, "mem") == 0)

@@ -22,6 +22,7 @@ static const char usage_text[] =
 	"      [--port=NAME:[HOSTIP:]HOSTPORT]... [--mds-token=HEX]\n"
 	"      [--ipc=MODE] [--pod-manifest=FILE] [--uuid-file-save=FILE]\n"
 	"      IMAGE.aci [--name=N] [--exec=PATH] [--user=U] [--group=G] [--set-env=K=V]...\n"
+	"                [--user-annotation=K=V]...\n"
 	"                [-- ARGS... ---] [IMAGE.aci ...]\n"
 	"  status UUID       print the pod's state, as `rkt status`\n"
 	"  enter [--app=NAME] UUID [CMD ARGS...]\n"

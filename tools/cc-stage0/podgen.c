@@ -2,10 +2,9 @@
 /*
  * The pod manifest, as rkt 1.30 generates it for `rkt run IMAGE...`: one app per image, its app
  * taken from the image manifest with the command-line overrides merged in (--exec, args,
- * --user, --group, --set-env), the --volume volumes, the --port forwards and the mutable=false
- * annotation. Built
- * with json-c, then parsed and emitted by the manifest library, so the `pod` file is valid and
- * normalized.
+ * --user, --group, --set-env, --user-annotation), the --volume volumes, the --port forwards and the
+ * mutable=false annotation. Built with json-c, then parsed and emitted by the manifest library, so
+ * the `pod` file is valid and normalized.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -109,6 +108,29 @@ static int app_env_merge(struct json_object *app, const struct stage0_app *a)
 	return 0;
 }
 
+/* --user-annotation NAME=VALUE: the app's userAnnotations map (a later NAME wins). */
+static int app_user_annotations_merge(struct json_object *app, const struct stage0_app *a)
+{
+	struct json_object *m;
+
+	if (a->user_annotations.n == 0)
+		return 0;
+	if (!json_object_object_get_ex(app, "userAnnotations", &m) ||
+	    !json_object_is_type(m, json_type_object)) {
+		m = json_object_new_object();
+		if (!m || json_object_object_add(app, "userAnnotations", m) < 0)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < a->user_annotations.n; i++) {
+		const char *kv = a->user_annotations.v[i], *eq = strchr(kv, '=');
+		_cleanup_free_ char *name = strndup(kv, (size_t) (eq - kv));
+
+		if (!name || json_object_object_add(m, name, json_object_new_string(eq + 1)) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int app_new(const struct stage0_app *a, const struct store_image *img, const char *name,
 		   struct json_object **ret)
 {
@@ -147,6 +169,8 @@ static int app_new(const struct stage0_app *a, const struct store_image *img, co
 	r = app_exec_merge(app, a);
 	if (r >= 0)
 		r = app_env_merge(app, a);
+	if (r >= 0)
+		r = app_user_annotations_merge(app, a);
 	if (r >= 0 && a->user)
 		r = json_object_object_add(app, "user", json_object_new_string(a->user));
 	if (r >= 0 && a->group)

@@ -68,6 +68,13 @@ static int app_flags_parse(struct stage0_app *a, int argc, char **argv, int i)
 			r = strv_push(&a->set_env, v);
 			if (r < 0)
 				return r;
+		} else if ((v = stage0_flag_value(argc, argv, &i, "--user-annotation"))) {
+			if (!strchr(v, '=') || v[0] == '=')
+				return log_error_errno(
+					EINVAL, "--user-annotation=%s: expected NAME=VALUE", v);
+			r = strv_push(&a->user_annotations, v);
+			if (r < 0)
+				return r;
 		} else if (argv[i][0] == '-')
 			return log_error_errno(EINVAL, "unknown app flag %s", argv[i]);
 		else
@@ -154,6 +161,7 @@ void run_opts_done(struct run_opts *o)
 	for (size_t i = 0; i < o->n_apps; i++) {
 		strv_done(&o->apps[i].args);
 		strv_done(&o->apps[i].set_env);
+		strv_done(&o->apps[i].user_annotations);
 	}
 	free(o->apps);
 	strv_done(&o->dns);

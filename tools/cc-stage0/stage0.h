@@ -41,6 +41,7 @@ struct stage0_app {
 	struct strv args;
 	const char *user, *group;
 	struct strv set_env;
+	struct strv user_annotations; /* NAME=VALUE: the app's userAnnotations, as rkt */
 };
 
 struct run_opts {

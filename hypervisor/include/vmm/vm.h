@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #include "vmm/exit.h"
+#include "vmm/limits.h"
 
-#define VM_MAX_CPUS	       14 /* APIC IDs 0-13; the IOAPIC has ID 15 (arch/mptable.h) */
 #define VM_MIN_MEM_MIB	       16
 #define VM_MAX_MEM_MIB	       (256u * 1024)
 #define VM_CMDLINE_MAX	       4096

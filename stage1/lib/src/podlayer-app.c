@@ -31,6 +31,7 @@ struct app_work {
 	const char **rw_paths;
 	size_t n_rw_paths;
 	char *isolators;
+	char *sandbox; /* unit_app_sandbox_format(): the enter file's property= lines */
 };
 
 static void app_work_done(struct app_work *w)
@@ -42,6 +43,7 @@ static void app_work_done(struct app_work *w)
 	free(w->post_path);
 	free(w->rw_paths);
 	free(w->isolators);
+	free(w->sandbox);
 }
 
 /* Prefix the message already in reterr with "app <name>: ". */
@@ -188,6 +190,8 @@ static int write_unit(const struct podlayer_ctx *c, struct app_work *w)
 		       rootfs_stat(w->rootfs_fd, "/etc/hosts", &st) == -ENOENT;
 
 	r = unit_app_format(&u, &text, c->reterr);
+	if (r >= 0)
+		r = unit_app_sandbox_format(&u, &w->sandbox, c->reterr);
 	if (r < 0)
 		return app_error(c, w->name, r);
 	if (asprintf(&unit_name, "%s.service", w->name) < 0)
@@ -220,6 +224,13 @@ static int write_env_and_enter(const struct podlayer_ctx *c, struct app_work *w)
 		strbuf_printf(&b, "%s%u", i ? "," : "", w->ids.supplementary_gids[i]);
 	strbuf_printf(&b, "\ncwd=%s\nenv=/etc/cc/env/%s\n",
 		      w->app->working_directory ? w->app->working_directory : "/", w->name);
+	/* The app unit's sandbox, which enter gives its command (systemd-run -p). */
+	for (const char *l = w->sandbox; l && *l;) {
+		size_t n = strcspn(l, "\n");
+
+		strbuf_printf(&b, "property=%.*s\n", (int) n, l);
+		l += n + (l[n] == '\n');
+	}
 	r = strbuf_steal(&b, &enter);
 	if (r < 0)
 		return r;

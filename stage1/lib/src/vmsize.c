@@ -102,12 +102,15 @@ int vm_size_compute(const struct pod_manifest *pod, const struct image_manifest 
 	cpus = millis / 1000 + (millis % 1000 ? 1 : 0);
 	if (cpus == 0)
 		cpus = 1;
-	max_cpus = host_cpus < VM_SIZE_MAX_CPUS ? host_cpus : VM_SIZE_MAX_CPUS;
+	/* A clamp, not an error: the cpu isolators are quotas (CPUQuota= in the guest), which
+	 * fewer vCPUs still honour; the pod runs as it would on a smaller host. */
+	max_cpus = host_cpus < VM_MAX_CPUS ? host_cpus : VM_MAX_CPUS;
 	if (cpus > max_cpus) {
-		if (stage1_warnings_add(warnings,
-					"the pod's %" PRIu64 " vCPUs are capped at %" PRIu64
-					" (the host's CPUs)",
-					cpus, max_cpus) < 0)
+		if (stage1_warnings_add(
+			    warnings, "the pod's %" PRIu64 " vCPUs are capped at %" PRIu64 " (%s)",
+			    cpus, max_cpus,
+			    max_cpus == host_cpus ? "the host's CPUs" : "cc-vmm's limit per VM") <
+		    0)
 			return -ENOMEM;
 		cpus = max_cpus;
 	}

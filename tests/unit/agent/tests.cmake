@@ -10,6 +10,9 @@ cc_add_check_test(NAME test-agent-app-exit LABEL unit
 cc_add_check_test(NAME test-agent-enter-config LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-enter-config.c
   LIBS ccagentguest)
+cc_add_check_test(NAME test-agent-enter-run LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-enter-run.c
+  LIBS ccagentguest)
 cc_add_check_test(NAME test-agent-client LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-agent-client.c
   LIBS ccagentclient)

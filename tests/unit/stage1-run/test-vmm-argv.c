@@ -51,7 +51,6 @@ START_TEST(test_quiet)
 		"--balloon",
 		"--zero-sweep",
 		"--merge-pages",
-		"--ksm",
 		"--9p",
 		"cc-layer:/p/cc/layer,ro",
 		"--9p",
@@ -101,7 +100,26 @@ START_TEST(test_kernel_pages_dir)
 		;
 	ck_assert_ptr_nonnull(v[i]);
 	ck_assert_str_eq(v[i + 1], "/run/clear-containers/kernel-pages");
-	ck_assert_str_eq(v[i - 1], "--ksm");
+	ck_assert_str_eq(v[i - 1], "--merge-pages");
+}
+END_TEST
+
+/* KSM is opt-in (clear-containers/ksm=true): --ksm once when asked, never otherwise. */
+START_TEST(test_ksm_only_when_asked)
+{
+	_cleanup_(vmm_argv_freep) char **off = NULL, **on = NULL;
+	struct vmm_config c = config();
+	size_t n = 0;
+
+	ASSERT_OK(vmm_argv_build(&c, &off));
+	for (char **a = off; *a; a++)
+		ck_assert_str_ne(*a, "--ksm");
+	c.ksm = true;
+	ASSERT_OK(vmm_argv_build(&c, &on));
+	for (char **a = on; *a; a++)
+		n += strcmp(*a, "--ksm") == 0;
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(argc_of(on), argc_of(off) + 1);
 }
 END_TEST
 
@@ -240,6 +258,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, test_quiet);
 	tcase_add_test(tc, test_kernel_pages_dir);
+	tcase_add_test(tc, test_ksm_only_when_asked);
 	tcase_add_test(tc, test_hostvols);
 	tcase_add_test(tc, test_debug_and_extra_params);
 	tcase_add_test(tc, test_long_pod_dir_uses_relative_vsock);

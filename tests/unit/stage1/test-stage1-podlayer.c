@@ -242,6 +242,72 @@ static mode_t mode_of(const char *rel)
 	return st.st_mode & 07777;
 }
 
+/* Unit lines that are not the process's sandbox: how systemd starts, stops and logs it. */
+static bool unit_line_is_lifecycle(const char *l)
+{
+	static const char *const keys[] = {
+		"Type=",	  "Restart=",	   "SyslogIdentifier=", "ExecStartPre=",
+		"ExecStart=",	  "ExecStopPost=", "StandardInput=",	"StandardOutput=",
+		"StandardError=", "TTYPath=",	   "KillMode=",		"TimeoutStartSec=",
+		"TimeoutStopSec="};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strncmp(l, keys[i], strlen(keys[i])) == 0)
+			return true;
+	return false;
+}
+
+/* A unit file value as systemd reads it: "%%" is one '%' (the layer writes no other
+ * specifier in these lines). */
+static void unit_line_unescape(char *l)
+{
+	char *w = l;
+
+	for (char *r = l; *r; r++) {
+		*w++ = *r;
+		if (r[0] == '%' && r[1] == '%')
+			r++;
+	}
+	*w = '\0';
+}
+
+/*
+ * enter runs its command under exactly the app unit's sandbox: the enter file's property=
+ * lines are the unit's [Service] lines, in order, less those that only say how systemd
+ * starts, stops and logs the app (Exec*, stdio, kill and timeouts).
+ */
+static void check_enter_is_unit_sandbox(const char *app)
+{
+	_cleanup_free_ char *unit = NULL, *enter = NULL;
+	char path[1024], *save = NULL, *l;
+	char *want[128], *got[128];
+	size_t n_want = 0, n_got = 0;
+	bool in_service = false;
+
+	snprintf(path, sizeof(path), "%s/layer/etc/systemd/system/%s.service", tmp, app);
+	ASSERT_OK(read_full_file(path, 1 << 20, &unit, NULL));
+	snprintf(path, sizeof(path), "%s/layer/etc/cc/enter/%s", tmp, app);
+	ASSERT_OK(read_full_file(path, 1 << 20, &enter, NULL));
+	for (l = strtok_r(unit, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (l[0] == '[')
+			in_service = strcmp(l, "[Service]") == 0;
+		else if (in_service && !unit_line_is_lifecycle(l)) {
+			ck_assert_uint_lt(n_want, 128);
+			unit_line_unescape(l);
+			want[n_want++] = l;
+		}
+	}
+	for (l = strtok_r(enter, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		if (strncmp(l, "property=", 9) == 0) {
+			ck_assert_uint_lt(n_got, 128);
+			got[n_got++] = l + 9;
+		}
+	ck_assert_uint_ge(n_want, 7); /* root, API VFS, cwd, user, group, env, capabilities */
+	ck_assert_uint_eq(n_got, n_want);
+	for (size_t i = 0; i < n_want; i++)
+		ck_assert_str_eq(got[i], want[i]);
+}
+
 START_TEST(test_golden_rich_pod)
 {
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = load_pod("pod-rich.json");
@@ -255,6 +321,8 @@ START_TEST(test_golden_rich_pod)
 			    NULL, &w, &err) == 0,
 		"%s", err.msg);
 	check_golden("rich", &w);
+	check_enter_is_unit_sandbox("web");
+	check_enter_is_unit_sandbox("side");
 	ck_assert_uint_eq(mode_of("layer/etc/cc/env/web"), 0600);
 	ck_assert_uint_eq(mode_of("layer/etc/cc/env"), 0700);
 	ck_assert_uint_eq(mode_of("layer/etc/systemd/system/web.service"), 0644);
@@ -282,6 +350,7 @@ START_TEST(test_golden_minimal_pod)
 			      0,
 		      "%s", err.msg);
 	check_golden("minimal", &w);
+	check_enter_is_unit_sandbox("hello");
 	stage1_warnings_done(&w);
 }
 END_TEST
@@ -301,6 +370,7 @@ START_TEST(test_golden_insecure_interactive_pod)
 			    "10.0.0.1", &w, &err) == 0,
 		"%s", err.msg);
 	check_golden("insecure-interactive", &w);
+	check_enter_is_unit_sandbox("hello");
 	stage1_warnings_done(&w);
 }
 END_TEST
@@ -546,6 +616,59 @@ START_TEST(test_vm_size)
 }
 END_TEST
 
+/* A pod resource/cpu limit of n CPUs, sized on a host with host_cpus CPUs. */
+static unsigned vm_cpus_for(const char *limit, unsigned host_cpus, struct stage1_warnings *w)
+{
+	_cleanup_(pod_manifest_freep) struct pod_manifest *pod = NULL;
+	_cleanup_free_ char *json = NULL;
+	struct stage1_error err = {};
+	struct manifest_error merr;
+	struct vm_size s;
+
+	ck_assert_int_ge(
+		asprintf(&json,
+			 POD_HEAD APP(
+				 "a",
+				 "{\"exec\":[\"/a\"],\"user\":\"0\",\"group\":\"0\"}") "],"
+										       "\"isolators"
+										       "\":[{"
+										       "\"name\":"
+										       "\"resource/"
+										       "cpu\","
+										       "\"value\":{"
+										       "\"limit\":"
+										       "\"%s\"}}]}",
+			 limit),
+		0);
+	ck_assert_int_eq(pod_manifest_parse(json, strlen(json), &pod, &merr), 0);
+	ASSERT_OK(vm_size_compute(pod, NULL, host_cpus, 0, &s, w, &err));
+	return s.cpus;
+}
+
+/* cc-vmm refuses more than VM_MAX_CPUS vCPUs: the stage1 never asks for more, and says so. */
+START_TEST(test_vm_size_cpus_capped_at_vmm_limit)
+{
+	struct stage1_warnings w = {};
+
+	ck_assert_uint_eq(VM_MAX_CPUS, 14);
+	ck_assert_uint_eq(vm_cpus_for("14", 64, &w), 14);
+	ck_assert_uint_eq(stage1_warnings_count(&w), 0);
+	ck_assert_uint_eq(vm_cpus_for("15", 64, &w), VM_MAX_CPUS);
+	ck_assert_uint_eq(stage1_warnings_count(&w), 1);
+	ck_assert_str_eq(stage1_warnings_line(&w, 0),
+			 "the pod's 15 vCPUs are capped at 14 (cc-vmm's limit per VM)");
+	ck_assert_uint_eq(vm_cpus_for("64", 128, &w), VM_MAX_CPUS);
+	ck_assert_uint_eq(vm_cpus_for("64000m", 64, &w), VM_MAX_CPUS);
+	ck_assert_uint_eq(stage1_warnings_count(&w), 3);
+	ck_assert(strstr(stage1_warnings_line(&w, 2), "64 vCPUs are capped at 14 (cc-vmm's"));
+	/* A host smaller than the limit caps first, and is named. */
+	ck_assert_uint_eq(vm_cpus_for("15", 8, &w), 8);
+	ck_assert(
+		strstr(stage1_warnings_line(&w, 3), "15 vCPUs are capped at 8 (the host's CPUs)"));
+	stage1_warnings_done(&w);
+}
+END_TEST
+
 /* The layer of pod-minimal.json with pod networks, into tmp/<dir>. */
 static int write_net_layer(const char *dir, const char *flags_line,
 			   const struct podlayer_net_file *files, size_t n_files,
@@ -699,6 +822,7 @@ int main(void)
 	tcase_add_test(tc, test_dns_source_files_missing);
 	tcase_add_test(tc, test_layer_refuses_symlinked_directories);
 	tcase_add_test(tc, test_vm_size);
+	tcase_add_test(tc, test_vm_size_cpus_capped_at_vmm_limit);
 	tcase_add_test(tc, test_hostname_default);
 	tcase_add_test(tc, test_network_files);
 	suite_add_tcase(s, tc);

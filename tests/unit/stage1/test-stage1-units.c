@@ -211,16 +211,40 @@ START_TEST(test_app_unit_interactive_and_paths)
 			       "ReadWritePaths=-/var/%%cache\nMemoryMax=1\n"));
 	ck_assert(!strstr(text, "/sys/fs"));
 
+	/* The same sandbox for enter (systemd-run -p): literal '%', nothing else of the unit. */
+	_cleanup_free_ char *sandbox = NULL;
+
+	ASSERT_OK(unit_app_sandbox_format(&a, &sandbox, &err));
+	ck_assert_str_eq(sandbox, "RootDirectory=/opt/stage2/tty-app/rootfs\n"
+				  "MountAPIVFS=yes\n"
+				  "WorkingDirectory=/home/100%\n"
+				  "User=1000\n"
+				  "Group=100\n"
+				  "SupplementaryGroups=10 20\n"
+				  "EnvironmentFile=/etc/cc/env/tty-app\n"
+				  "ProtectKernelTunables=yes\n"
+				  "InaccessiblePaths=-/proc/config.gz -/proc/kallsyms -/proc/kcore "
+				  "-/proc/kmem -/proc/mem -/proc/sched_debug -/sys/firmware "
+				  "-/sys/hypervisor -/sys/module -/sys/power\n"
+				  "BindReadOnlyPaths=/etc/hosts\n"
+				  "BindReadOnlyPaths=/etc/resolv.conf\n"
+				  "ReadOnlyPaths=/\n"
+				  "ReadWritePaths=-/data\n"
+				  "ReadWritePaths=-/var/%cache\n"
+				  "MemoryMax=1\n");
+
 	static const char *const bad_cwd[] = {"rel", "/a/../b", "/a\nb", "/x\\"};
 	for (size_t i = 0; i < sizeof(bad_cwd) / sizeof(bad_cwd[0]); i++) {
 		a.working_directory = bad_cwd[i];
 		ASSERT_ERRNO(unit_app_format(&a, &text, &err), EINVAL);
 		ck_assert(strstr(err.msg, "working directory"));
+		ASSERT_ERRNO(unit_app_sandbox_format(&a, &text, &err), EINVAL);
 	}
 	a.working_directory = NULL;
 	rw[1] = (char *) "/with space";
 	ASSERT_ERRNO(unit_app_format(&a, &text, &err), EINVAL);
 	ck_assert(strstr(err.msg, "read-write mount path '/with space'"));
+	ASSERT_ERRNO(unit_app_sandbox_format(&a, &text, &err), EINVAL);
 	rw[1] = (char *) "/ok";
 	a.name = "Bad";
 	ASSERT_ERRNO(unit_app_format(&a, &text, &err), EINVAL);

@@ -13,6 +13,9 @@ cc_add_check_test(NAME test-stage1-units LABEL unit
 cc_add_check_test(NAME test-stage1-podlayer LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-stage1-podlayer.c
   LIBS ccstage1)
+cc_add_check_test(NAME test-stage1-pod-options LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-stage1-pod-options.c
+  LIBS ccstage1)
 
 cc_add_fuzzer(NAME fuzz-stage1-flags
   SOURCES ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz-stage1-flags.c

@@ -60,6 +60,15 @@ int unit_exec_format(const char *prefix, const struct unit_exec *e, char **ret,
 /* The <name>.service text. -EINVAL (with a message) for anything systemd would reject. */
 int unit_app_format(const struct unit_app *a, char **ret, struct stage1_error *reterr);
 /*
+ * The app's sandbox: the [Service] lines of unit_app_format() that set up its process (root,
+ * API file systems, cwd, user and groups, environment file, hidden and read-only paths and
+ * the isolator directives: capabilities, seccomp, no_new_privs, cgroup limits), one
+ * "Key=value" per line, in the unit's order, but as systemd-run -p takes them (no '%'
+ * doubling: a property over D-Bus is literal). `enter` runs its command with exactly these
+ * (docs/stage1.md, "Enter file").
+ */
+int unit_app_sandbox_format(const struct unit_app *a, char **ret, struct stage1_error *reterr);
+/*
  * cc-app-exit@.service: every app unit Wants= cc-app-exit@<app>.service, which is BindsTo= and
  * Before= the app: systemd stops it once the app has ended (on its own, through `stop`, or
  * when the guest shuts down: both Conflicts=shutdown.target), and its ExecStop= runs
