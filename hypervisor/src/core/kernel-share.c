@@ -25,10 +25,10 @@
 
 #include "balloon/kernel-pages.h"
 #include "cc/cleanup.h"
+#include "cc/elf-build-id.h"
 #include "cc/log.h"
 #include "cc/macro.h"
 #include "core/vm-internal.h"
-#include "loader/build-id.h"
 
 #define VM_KERNEL_SHARE_DEADLINE_MS	 60000u
 #define VM_KERNEL_SHARE_PAUSE_TIMEOUT_MS 500u
