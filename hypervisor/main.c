@@ -33,6 +33,7 @@ enum {
 	ARG_ZERO_SWEEP,
 	ARG_MERGE_PAGES,
 	ARG_SHARE_KERNEL_PAGES,
+	ARG_SHARE_KERNEL_PAGES_FD,
 	ARG_NO_SANDBOX,
 	ARG_SECCOMP,
 	ARG_CHROOT,
@@ -81,6 +82,9 @@ static void help(void)
 	       "      --share-kernel-pages DIR\n"
 	       "                           share the kernel pages each VM patches alike at boot\n"
 	       "                           with the host's other VMs, through a file in DIR\n"
+	       "      --share-kernel-pages-fd RO,CHAN\n"
+	       "                           the same with that file open read-only at fd RO and\n"
+	       "                           a channel to the process that fills it at fd CHAN\n"
 	       "      --no-sandbox         debugging: keep fds, capabilities, no seccomp filters\n"
 	       "      --seccomp kill|log   a syscall outside the filters kills the VMM (default)\n"
 	       "                           or is only logged by the kernel\n"
@@ -102,6 +106,26 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *ret)
 	if (errno || end == s || *end || s[0] == '-' || v > max)
 		return -EINVAL;
 	*ret = v;
+	return 0;
+}
+
+/* "RO,CHAN": two distinct fds above stderr. */
+static int parse_kernel_pages_fds(const char *s, struct vm_config *cfg)
+{
+	_cleanup_free_ char *ro = NULL;
+	const char *comma = strchr(s, ',');
+	uint64_t a, b;
+
+	if (!comma)
+		return -EINVAL;
+	ro = strndup(s, (size_t) (comma - s));
+	if (!ro)
+		return -ENOMEM;
+	if (parse_u64(ro, INT32_MAX, &a) < 0 || parse_u64(comma + 1, INT32_MAX, &b) < 0 ||
+	    a <= STDERR_FILENO || b <= STDERR_FILENO || a == b)
+		return -EINVAL;
+	cfg->kernel_pages_ro_fd = (int) a;
+	cfg->kernel_pages_chan_fd = (int) b;
 	return 0;
 }
 
@@ -156,6 +180,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"zero-sweep", optional_argument, NULL, ARG_ZERO_SWEEP},
 		{"merge-pages", no_argument, NULL, ARG_MERGE_PAGES},
 		{"share-kernel-pages", required_argument, NULL, ARG_SHARE_KERNEL_PAGES},
+		{"share-kernel-pages-fd", required_argument, NULL, ARG_SHARE_KERNEL_PAGES_FD},
 		{"no-sandbox", no_argument, NULL, ARG_NO_SANDBOX},
 		{"seccomp", required_argument, NULL, ARG_SECCOMP},
 		{"chroot", required_argument, NULL, ARG_CHROOT},
@@ -258,6 +283,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 					EINVAL, "--share-kernel-pages: expected a directory");
 			a->cfg.kernel_pages_dir = optarg;
 			break;
+		case ARG_SHARE_KERNEL_PAGES_FD:
+			if (parse_kernel_pages_fds(optarg, &a->cfg) < 0)
+				return log_error_errno(EINVAL,
+						       "--share-kernel-pages-fd: expected RO,CHAN "
+						       "(two fds above 2), got '%s'",
+						       optarg);
+			break;
 		case ARG_NO_SANDBOX:
 			a->cfg.sandbox = false;
 			break;
@@ -286,6 +318,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return log_error_errno(EINVAL, "unexpected argument '%s'", argv[optind]);
 	if (!a->cfg.kernel_path)
 		return log_error_errno(EINVAL, "--kernel is required (see --help)");
+	if (a->cfg.kernel_pages_dir && a->cfg.kernel_pages_ro_fd >= 0)
+		return log_error_errno(EINVAL, "--share-kernel-pages and --share-kernel-pages-fd "
+					       "exclude each other");
 	if (a->cfg.sandbox_root && !a->cfg.sandbox)
 		return log_error_errno(EINVAL, "--chroot needs the sandbox (not --no-sandbox)");
 	if (a->cfg.sandbox_root && chroot_check(a->cfg.sandbox_root) < 0)

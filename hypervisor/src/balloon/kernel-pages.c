@@ -6,8 +6,9 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "balloon/balloon-map.h"
@@ -15,6 +16,7 @@
 #include "balloon/zero-pages.h"
 #include "cc/cleanup.h"
 #include "cc/fileio.h"
+#include "cc/kernel-pages-filler.h"
 #include "cc/macro.h"
 
 #define PAGE BALLOON_PAGE_SIZE
@@ -25,18 +27,20 @@
 
 /* Pagemap entries read at a time. */
 #define KERNEL_PAGES_BATCH 512u
-/* Between two tries of the file's lock. */
-#define KERNEL_PAGES_LOCK_STEP_MS 2u
+/* The wait for one answer of the filler: its own wait for the file's lock, and a second. */
+#define KERNEL_PAGES_ANSWER_TIMEOUT_MS (KERNEL_PAGES_FILLER_LOCK_TIMEOUT_MS + 1000u)
 
 struct kernel_pages {
-	int fd;
+	int fd;		       /* the file, read-only */
+	int chan_fd;	       /* to the filler, or -1 */
+	bool no_fills;	       /* a fill was refused: ask for no more in this share */
 	const uint8_t *kernel; /* the kernel file, mapped read-only: region bytes */
 	int pagemap_fd;
 	uint64_t region; /* bytes of one region: the kernel file's size, in pages */
 	bool mergeable;
 	/* A page's bytes and a slot's, while one page is looked at; the region picked for each
 	 * page of a batch (-1: none). */
-	alignas(8) uint8_t own[PAGE];
+	alignas(8) struct kernel_pages_fill_req req; /* own bytes in req.bytes */
 	alignas(8) uint8_t slot[PAGE];
 	int8_t pick[KERNEL_PAGES_BATCH];
 };
@@ -46,6 +50,7 @@ void kernel_pages_free(struct kernel_pages *kp)
 	if (!kp)
 		return;
 	(void) safe_close(kp->fd);
+	(void) safe_close(kp->chan_fd);
 	if (kp->kernel)
 		(void) munmap((void *) kp->kernel, kp->region);
 	(void) safe_close(kp->pagemap_fd);
@@ -54,68 +59,67 @@ void kernel_pages_free(struct kernel_pages *kp)
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct kernel_pages *, kernel_pages_free);
 
-int kernel_pages_open(const char *path, int kernel_fd, bool mergeable, struct kernel_pages **ret)
+int kernel_pages_open(int ro_fd, int chan_fd, int kernel_fd, bool mergeable,
+		      struct kernel_pages **ret)
 {
+	_cleanup_close_ int fd = ro_fd, chan = chan_fd;
 	_cleanup_(kernel_pages_freep) struct kernel_pages *kp = NULL;
+	const struct timeval answer_timeout = {.tv_sec = KERNEL_PAGES_ANSWER_TIMEOUT_MS / 1000u,
+					       .tv_usec = KERNEL_PAGES_ANSWER_TIMEOUT_MS % 1000u *
+							  1000u};
+	socklen_t len = sizeof(int);
 	struct stat st;
-	uint64_t size;
+	int flags, type;
 	void *p;
 
-	assert_return(path && kernel_fd >= 0 && ret, -EINVAL);
+	assert_return(ro_fd >= 0 && kernel_fd >= 0 && ret, -EINVAL);
 	if (fstat(kernel_fd, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode) || st.st_size <= 0)
 		return -EINVAL;
-	if ((uint64_t) st.st_size > (UINT64_MAX / 2) / KERNEL_PAGES_VARIANTS)
-		return -EFBIG;
 	kp = calloc(1, sizeof(*kp));
 	if (!kp)
 		return -ENOMEM;
-	kp->fd = kp->pagemap_fd = -1;
-	kp->region = ALIGN_UP((uint64_t) st.st_size, PAGE);
+	kp->fd = kp->chan_fd = kp->pagemap_fd = -1;
+	kp->region = kernel_pages_region_size((uint64_t) st.st_size);
+	if (kp->region == 0)
+		return -EFBIG;
+	/* Never a handle that could write what other VMs map. */
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0)
+		return -errno;
+	if ((flags & O_ACCMODE) != O_RDONLY)
+		return -EPERM;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || (uint64_t) st.st_size < kernel_pages_file_size(kp->region))
+		return -EINVAL;
+	if (chan >= 0) {
+		if (fstat(chan, &st) < 0)
+			return -errno;
+		if (!S_ISSOCK(st.st_mode))
+			return -ENOTSOCK;
+		if (getsockopt(chan, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
+			return -errno;
+		if (type != SOCK_SEQPACKET)
+			return -EPROTOTYPE;
+		if (setsockopt(chan, SOL_SOCKET, SO_RCVTIMEO, &answer_timeout,
+			       sizeof(answer_timeout)) < 0)
+			return -errno;
+	}
+	kp->fd = TAKE_FD(fd);
+	kp->chan_fd = TAKE_FD(chan);
 	/* Its bytes are looked at without a system call a page: the pause is the guest's. */
 	p = mmap(NULL, kp->region, PROT_READ, MAP_SHARED, kernel_fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	kp->kernel = p;
 	kp->mergeable = mergeable;
-	kp->fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (kp->fd < 0)
-		return -errno;
-	if (fstat(kp->fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 0077))
-		return -EPERM;
-	size = kp->region * KERNEL_PAGES_VARIANTS;
-	if ((uint64_t) st.st_size < size && ftruncate(kp->fd, (off_t) size) < 0)
-		return -errno;
 	kp->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (kp->pagemap_fd < 0)
 		return -errno;
 	*ret = TAKE_PTR(kp);
 	return 0;
-}
-
-int kernel_pages_lock(struct kernel_pages *kp, unsigned timeout_ms)
-{
-	const struct timespec step = {.tv_nsec = KERNEL_PAGES_LOCK_STEP_MS * 1000000L};
-	unsigned waited = 0;
-
-	for (;;) {
-		if (flock(kp->fd, LOCK_EX | LOCK_NB) == 0)
-			return 0;
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return -errno;
-		if (waited >= timeout_ms)
-			return -ETIMEDOUT;
-		(void) nanosleep(&step, NULL);
-		waited += KERNEL_PAGES_LOCK_STEP_MS;
-	}
-}
-
-void kernel_pages_unlock(struct kernel_pages *kp)
-{
-	(void) flock(kp->fd, LOCK_UN);
 }
 
 /* The advice the kernel's mapping had: a new mapping starts without it. */
@@ -143,8 +147,8 @@ static int kernel_pages_restore(const struct kernel_pages *kp, uint8_t *page, of
 }
 
 /*
- * Map the run of n pages at page onto the slots from off on, which hold their bytes (checked
- * under the lock, which the caller still holds: no slot has changed since). One mmap() for the
+ * Map the run of n pages at page onto the slots from off on, which hold their bytes (checked:
+ * filled slots never change). One mmap() for the
  * run: each is one change of the guest's memory map for KVM to follow. 0, or -EIO when a
  * failed mmap() could not be undone (restore).
  */
@@ -163,15 +167,54 @@ static int kernel_pages_map(const struct kernel_pages *kp, uint8_t *page, off_t 
 }
 
 /*
+ * Ask the filler to fill the slot of page index page in region v with kp->req.bytes: 0 (filled
+ * now) or -EEXIST (filled before: the caller compares its bytes), else -errno: refused, or no
+ * answer (the channel is then closed: an answer late would answer the next request).
+ */
+static int kernel_pages_request(struct kernel_pages *kp, unsigned v, uint64_t page)
+{
+	struct iovec iov = {.iov_base = &kp->req, .iov_len = sizeof(kp->req)};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	kernel_pages_fill_ans ans;
+	ssize_t n;
+	int r;
+
+	if (kp->chan_fd < 0)
+		return -ENOTCONN;
+	kp->req.region = v;
+	kp->req.zero = 0;
+	kp->req.page = page;
+	/* sendmsg() and recv() (recvfrom) only: the sandbox allows those for vsock already. */
+	n = sendmsg(kp->chan_fd, &msg, MSG_NOSIGNAL);
+	if (n != (ssize_t) sizeof(kp->req)) {
+		r = n < 0 ? -errno : -EMSGSIZE;
+		goto lost;
+	}
+	/* Bounded by the channel's SO_RCVTIMEO (kernel_pages_open()). */
+	do
+		n = recv(kp->chan_fd, &ans, sizeof(ans), 0);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t) sizeof(ans)) {
+		r = n < 0 ? (errno == EAGAIN ? -ETIMEDOUT : -errno) : -EPROTO;
+		goto lost;
+	}
+	return ans > 0 ? -EPROTO : ans;
+lost:
+	kp->chan_fd = safe_close(kp->chan_fd);
+	return r;
+}
+
+/*
  * Which region's slot one private page at file offset file_off goes to: its index, or
- * KERNEL_PAGES_VARIANTS when none (padding, bytes of their own, a zero page). An empty slot is
- * filled here. -errno.
+ * KERNEL_PAGES_VARIANTS when none (padding, bytes of their own, a zero page). A slot never
+ * filled is filled here, through the filler. -errno.
  */
 static int kernel_pages_pick(struct kernel_pages *kp, const uint8_t *page, uint64_t file_off,
 			     struct kernel_pages_stats *stats)
 {
-	uint8_t *own = kp->own, *slot = kp->slot;
-	ssize_t n;
+	uint8_t *own = kp->req.bytes, *slot = kp->slot, filled;
+	uint64_t index = file_off / PAGE;
+	bool fill, empty = false;
 	int r;
 
 	/* The kernel file's own page (the last one reads zeroes after the file's end). */
@@ -181,31 +224,37 @@ static int kernel_pages_pick(struct kernel_pages *kp, const uint8_t *page, uint6
 	}
 	memcpy(own, page, PAGE);
 	if (zero_page_check(own))
-		return KERNEL_PAGES_VARIANTS; /* nothing to share, and its slot would look empty */
+		return KERNEL_PAGES_VARIANTS; /* nothing to share */
 	for (unsigned v = 0; v < KERNEL_PAGES_VARIANTS; v++) {
-		off_t off = (off_t) (v * kp->region + file_off);
-
-		r = pread_exact(kp->fd, slot, PAGE, off);
+		r = pread_exact(kp->fd, &filled, 1, kernel_pages_map_off(kp->region, v, index));
 		if (r < 0)
 			return r;
-		if (zero_page_check(slot)) {
-			n = pwrite(kp->fd, own, PAGE, off);
-			if (n < 0)
-				return -errno;
-			if (n != PAGE) {
-				/* Empty the slot again (the bytes written have their space), so
-				 * that a later fill can still use it; nothing maps it yet. A slot
-				 * left part-written only stops matching: it never maps a page. */
-				n = pwrite(kp->fd, slot, (size_t) n, off);
-				return -ENOSPC;
+		fill = false;
+		if (!filled && !kp->no_fills) {
+			r = kernel_pages_request(kp, v, index);
+			if (r < 0 && r != -EEXIST) {
+				stats->refused++;
+				kp->no_fills = true;
 			}
-			stats->filled++;
+			fill = r == 0;
+			filled = r >= 0 || r == -EEXIST;
+		}
+		if (!filled) {
+			empty = true; /* a later region's slot may still be filled */
+			continue;
+		}
+		/* Filled, by the filler or before, and never written again: its bytes now are
+		 * the bytes a private mapping of it shows until the guest writes the page. */
+		r = pread_exact(kp->fd, slot, PAGE, kernel_pages_slot_off(kp->region, v, index));
+		if (r < 0)
+			return r;
+		if (memcmp(slot, own, PAGE) == 0) {
+			stats->filled += fill;
 			return (int) v;
 		}
-		if (memcmp(slot, own, PAGE) == 0)
-			return (int) v;
 	}
-	stats->differed++;
+	if (!empty)
+		stats->differed++;
 	return KERNEL_PAGES_VARIANTS;
 }
 

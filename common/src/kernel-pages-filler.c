@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdalign.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cc/cleanup.h"
+#include "cc/kernel-pages-file.h"
+#include "cc/kernel-pages-filler.h"
+#include "cc/macro.h"
+#include "cc/time-util.h"
+
+int kernel_pages_filler_serve(int rw_fd, uint64_t region, int chan_fd, unsigned deadline_ms,
+			      uint64_t max_fills)
+{
+	/* One byte more than a request: a longer message is seen as one (MSG_TRUNC). */
+	alignas(8) uint8_t buf[sizeof(struct kernel_pages_fill_req) + 1];
+	int64_t end = now_monotonic_ms() + deadline_ms;
+	uint64_t fills = 0;
+
+	for (;;) {
+		struct pollfd pfd = {.fd = chan_fd, .events = POLLIN};
+		int64_t now = now_monotonic_ms();
+		kernel_pages_fill_ans ans;
+		ssize_t n;
+		int r;
+
+		if (now >= end)
+			return -ETIMEDOUT;
+		r = poll(&pfd, 1, (int) MIN(end - now, (int64_t) INT32_MAX));
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (r <= 0)
+			continue;
+		n = recv(chan_fd, buf, sizeof(buf), MSG_TRUNC | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return 0; /* the VMM closed its end */
+		if (fills >= max_fills)
+			ans = -EDQUOT;
+		else
+			ans = kernel_pages_fill(rw_fd, region, buf, (size_t) n,
+						KERNEL_PAGES_FILLER_LOCK_TIMEOUT_MS);
+		if (ans == 0)
+			fills++;
+		if (send(chan_fd, &ans, sizeof(ans), MSG_NOSIGNAL) != sizeof(ans))
+			return errno == EPIPE ? 0 : -errno;
+	}
+}
+
+/* fd onto target, which must not be the other fd kept. */
+static int filler_fd_move(int fd, int target)
+{
+	if (fd == target)
+		return fcntl(fd, F_SETFD, 0) < 0 ? -errno : 0;
+	return dup2(fd, target) < 0 ? -errno : 0;
+}
+
+/* The filler process: only stderr, the file (3) and its channel (4) open. Never returns. */
+_noreturn_ static void filler_main(int rw_fd, int chan_fd, uint64_t region, unsigned deadline_ms)
+{
+	sigset_t none;
+	int a, b, null;
+
+	(void) prctl(PR_SET_NAME, "cc-kpages-fill");
+	/* Not dumpable: a VMM of the same user cannot ptrace it or write its memory. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		_exit(1);
+	(void) signal(SIGTERM, SIG_DFL);
+	(void) signal(SIGINT, SIG_DFL);
+	(void) signal(SIGHUP, SIG_DFL);
+	(void) sigemptyset(&none);
+	(void) sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Above every fd that 3 and 4 could be, then onto them. */
+	a = fcntl(rw_fd, F_DUPFD, 5);
+	b = fcntl(chan_fd, F_DUPFD, 5);
+	if (a < 0 || b < 0 || filler_fd_move(a, 3) < 0 || filler_fd_move(b, 4) < 0)
+		_exit(1);
+	if (close_range(5, ~0u, 0) < 0)
+		_exit(1);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		(void) dup2(null, STDIN_FILENO);
+		(void) dup2(null, STDOUT_FILENO);
+		if (null > STDERR_FILENO)
+			(void) close(null);
+	}
+	_exit(kernel_pages_filler_serve(3, region, 4, deadline_ms, region / KERNEL_PAGES_PAGE) < 0);
+}
+
+int kernel_pages_filler_spawn(const char *path, int kernel_fd, unsigned deadline_ms, int *ret_ro,
+			      int *ret_chan)
+{
+	_cleanup_close_ int rw = -1, ro = -1, vmm_end = -1, filler_end = -1;
+	struct stat st;
+	int sv[2], status, r;
+	uint64_t region;
+	pid_t pid;
+
+	assert_return(path && ret_ro && ret_chan, -EINVAL);
+	if (fstat(kernel_fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0)
+		return -EINVAL;
+	r = kernel_pages_file_open(path, (uint64_t) st.st_size, &rw, &ro);
+	if (r < 0)
+		return r;
+	region = kernel_pages_region_size((uint64_t) st.st_size);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	vmm_end = sv[0];
+	filler_end = sv[1];
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		/* Forked twice: the filler is reparented at once, nobody's child to reap. */
+		pid = fork();
+		if (pid == 0)
+			filler_main(rw, filler_end, region, deadline_ms);
+		_exit(pid < 0);
+	}
+	while (waitpid(pid, &status, 0) != pid)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return -ECHILD;
+	*ret_ro = TAKE_FD(ro);
+	*ret_chan = TAKE_FD(vmm_end);
+	return 0;
+}
