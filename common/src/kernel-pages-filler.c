@@ -98,8 +98,8 @@ _noreturn_ static void filler_main(int rw_fd, int chan_fd, uint64_t region, unsi
 	_exit(kernel_pages_filler_serve(3, region, 4, deadline_ms, region / KERNEL_PAGES_PAGE) < 0);
 }
 
-int kernel_pages_filler_spawn(const char *path, int kernel_fd, unsigned deadline_ms, int *ret_ro,
-			      int *ret_chan)
+int kernel_pages_filler_spawn(const char *path, int kernel_fd, unsigned deadline_ms, pid_t *ret_pid,
+			      int *ret_ro, int *ret_chan)
 {
 	_cleanup_close_ int rw = -1, ro = -1, vmm_end = -1, filler_end = -1;
 	struct stat st;
@@ -124,17 +124,23 @@ int kernel_pages_filler_spawn(const char *path, int kernel_fd, unsigned deadline
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
+		if (ret_pid)
+			filler_main(rw, filler_end, region, deadline_ms);
 		/* Forked twice: the filler is reparented at once, nobody's child to reap. */
 		pid = fork();
 		if (pid == 0)
 			filler_main(rw, filler_end, region, deadline_ms);
 		_exit(pid < 0);
 	}
-	while (waitpid(pid, &status, 0) != pid)
-		if (errno != EINTR)
-			return -errno;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return -ECHILD;
+	if (ret_pid) {
+		*ret_pid = pid;
+	} else {
+		while (waitpid(pid, &status, 0) != pid)
+			if (errno != EINTR)
+				return -errno;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			return -ECHILD;
+	}
 	*ret_ro = TAKE_FD(ro);
 	*ret_chan = TAKE_FD(vmm_end);
 	return 0;

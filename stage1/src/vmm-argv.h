@@ -25,8 +25,9 @@ struct vmm_config {
 	unsigned cpus;
 	bool debug;
 	const char *extra_kernel_params; /* NULL or "" for none */
-	/* The directory for --share-kernel-pages (kernel-pages-dir.h), or NULL: not shared. */
-	const char *kernel_pages_dir;
+	/* The kernel pages file read-only and the channel to its filler, for
+	 * --share-kernel-pages-fd (kernel-pages-share.h), or NULL: not shared. */
+	const int *kernel_pages_fds;
 	/* NULL-terminated `--net` values ("fd=N,mac=..", one per pod NIC), or NULL for none. */
 	const char *const *nets;
 };

@@ -11,6 +11,7 @@
  */
 
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Time a filler serves at most: the VMM gives up sharing 60 s after its setup. */
 #define KERNEL_PAGES_FILLER_DEADLINE_MS 90000u
@@ -27,11 +28,12 @@ int kernel_pages_filler_serve(int rw_fd, uint64_t region, int chan_fd, unsigned 
 
 /*
  * Open (create) the file at path for the kernel file open at kernel_fd
- * (kernel_pages_file_open()) and start its filler: a process of its own (forked twice: it is
- * nobody's child to reap; it is not dumpable, and keeps only stderr, the file and its end of
- * the channel), serving for up to deadline_ms and one fill per page of the kernel.
- * *ret_ro: the file, read-only; *ret_chan: the VMM's end of the channel. Both close-on-exec.
- * The caller never holds the file open for writing after this returns. 0 or -errno.
+ * (kernel_pages_file_open()) and start its filler: a process of its own (not dumpable, with
+ * only stderr, the file and its end of the channel open), serving for up to deadline_ms and
+ * one fill per page of the kernel. ret_pid: the caller's child, to reap, its PID there; NULL:
+ * forked twice, nobody's child to reap. *ret_ro: the file, read-only; *ret_chan: the VMM's
+ * end of the channel. Both close-on-exec. The caller never holds the file open for writing
+ * after this returns. 0 or -errno.
  */
-int kernel_pages_filler_spawn(const char *path, int kernel_fd, unsigned deadline_ms, int *ret_ro,
-			      int *ret_chan);
+int kernel_pages_filler_spawn(const char *path, int kernel_fd, unsigned deadline_ms, pid_t *ret_pid,
+			      int *ret_ro, int *ret_chan);

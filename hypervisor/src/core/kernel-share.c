@@ -170,7 +170,8 @@ static int kernel_share_fds(struct vm *vm, int fd, int *ret_ro, int *ret_chan,
 		return vm_error_set(reterr, VMM_EXIT_USAGE, r,
 				    "--share-kernel-pages: cannot name the file in '%s'",
 				    vm->cfg.kernel_pages_dir);
-	r = kernel_pages_filler_spawn(path, fd, KERNEL_PAGES_FILLER_DEADLINE_MS, ret_ro, ret_chan);
+	r = kernel_pages_filler_spawn(path, fd, KERNEL_PAGES_FILLER_DEADLINE_MS, NULL, ret_ro,
+				      ret_chan);
 	if (r < 0)
 		return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
 				    "cannot open the shared kernel pages file '%s'", path);

@@ -207,7 +207,7 @@ static void hostile_fills(const uint64_t word7[KERNEL_PAGES_VARIANTS])
 
 	share_file_path(path, sizeof(path), &kfd);
 	page = patched_page(kfd);
-	ASSERT_OK(kernel_pages_filler_spawn(path, kfd, 20000, &ro, &chan));
+	ASSERT_OK(kernel_pages_filler_spawn(path, kfd, 20000, NULL, &ro, &chan));
 	for (unsigned v = 0; v < KERNEL_PAGES_VARIANTS; v++) {
 		uint64_t *w = (uint64_t *) (void *) req.bytes;
 		kernel_pages_fill_ans ans = 1;
@@ -294,7 +294,7 @@ START_TEST(test_fds_from_the_caller)
 			NULL};
 
 	share_file_path(path, sizeof(path), &kfd);
-	ASSERT_OK(kernel_pages_filler_spawn(path, kfd, 20000, &ro, &chan));
+	ASSERT_OK(kernel_pages_filler_spawn(path, kfd, 20000, NULL, &ro, &chan));
 	fd_inherit(ro);
 	fd_inherit(chan);
 	snprintf(fds, sizeof(fds), "%d,%d", ro, chan);

@@ -273,13 +273,14 @@ END_TEST
 /* The caller of spawn gets the file read-only and a channel; the filler behind it fills. */
 START_TEST(test_spawn_gives_read_only)
 {
-	int kfd, fro = -1, chan = -1;
+	int kfd, fro = -1, chan = -1, status;
 	uint8_t b = 0;
+	pid_t pid;
 
 	kfd = open(kernel_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	ck_assert_int_ge(kfd, 0);
 	ck_assert_int_eq(ftruncate(kfd, (off_t) REGION - 100), 0);
-	ASSERT_OK(kernel_pages_filler_spawn(share_path, kfd, 20000, &fro, &chan));
+	ASSERT_OK(kernel_pages_filler_spawn(share_path, kfd, 20000, NULL, &fro, &chan));
 	ck_assert_int_eq(fcntl(fro, F_GETFL) & O_ACCMODE, O_RDONLY);
 	ck_assert_int_ne(fcntl(fro, F_GETFD) & FD_CLOEXEC, 0);
 	ck_assert_int_ne(fcntl(chan, F_GETFD) & FD_CLOEXEC, 0);
@@ -290,9 +291,18 @@ START_TEST(test_spawn_gives_read_only)
 	ck_assert(slot_is(3, 7, 0x77));
 	close(chan);
 	close(fro);
+	/* A filler that is the caller's child ends, with success, once the channel closes. */
+	ASSERT_OK(kernel_pages_filler_spawn(share_path, kfd, 20000, &pid, &fro, &chan));
+	request(3, 6, 0x76);
+	ck_assert_int_eq(ask(chan, &req, sizeof(req)), 0);
+	close(chan);
+	close(fro);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert(slot_is(3, 6, 0x76));
 	/* An empty kernel file: refused. */
 	ck_assert_int_eq(ftruncate(kfd, 0), 0);
-	ASSERT_ERRNO(kernel_pages_filler_spawn(share_path, kfd, 20000, &fro, &chan), EINVAL);
+	ASSERT_ERRNO(kernel_pages_filler_spawn(share_path, kfd, 20000, NULL, &fro, &chan), EINVAL);
 	close(kfd);
 }
 END_TEST

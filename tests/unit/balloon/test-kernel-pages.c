@@ -103,7 +103,7 @@ static struct kernel_pages *vmm_open(void)
 	struct kernel_pages *kp;
 	int ro, chan;
 
-	ASSERT_OK(kernel_pages_filler_spawn(share_path, kernel_fd, 20000, &ro, &chan));
+	ASSERT_OK(kernel_pages_filler_spawn(share_path, kernel_fd, 20000, NULL, &ro, &chan));
 	ASSERT_OK(kernel_pages_open(ro, chan, kernel_fd, false, &kp));
 	return kp;
 }
@@ -407,7 +407,7 @@ static void hostile_fill(unsigned v, unsigned i, unsigned c, bool zero)
 	kernel_pages_fill_ans ans = 1;
 	int ro, chan;
 
-	ASSERT_OK(kernel_pages_filler_spawn(share_path, kernel_fd, 20000, &ro, &chan));
+	ASSERT_OK(kernel_pages_filler_spawn(share_path, kernel_fd, 20000, NULL, &ro, &chan));
 	req = (struct kernel_pages_fill_req){.region = v, .page = i};
 	if (!zero)
 		fill(req.bytes, i, c);
