@@ -381,6 +381,19 @@ static int check_tap_fds(const struct vm_config *cfg)
 	return 0;
 }
 
+/* The --share-kernel-pages-fd fds are inherited ones, not fds this process opens later. */
+static int check_kernel_pages_fds(const struct vm_config *cfg)
+{
+	if (cfg->kernel_pages_ro_fd < 0)
+		return 0;
+	if (fcntl(cfg->kernel_pages_ro_fd, F_GETFD) < 0 ||
+	    fcntl(cfg->kernel_pages_chan_fd, F_GETFD) < 0)
+		return log_error_errno(errno,
+				       "--share-kernel-pages-fd: fd %d or %d is not open: %m",
+				       cfg->kernel_pages_ro_fd, cfg->kernel_pages_chan_fd);
+	return 0;
+}
+
 /* The VM works on duplicates of the --net fd= taps: ours go once it exists (or failed). */
 static void close_tap_fds(struct vm_config *cfg)
 {
@@ -421,7 +434,8 @@ static int run(struct args *a)
 	struct vm *vm = NULL;
 	int r;
 
-	if (check_tap_fds(&a->cfg) < 0 || open_outputs(a, &console_fd, &markers_fd) < 0)
+	if (check_tap_fds(&a->cfg) < 0 || check_kernel_pages_fds(&a->cfg) < 0 ||
+	    open_outputs(a, &console_fd, &markers_fd) < 0)
 		return VMM_EXIT_FAILURE;
 	setup_process();
 	r = vm_new(&a->cfg, &vm, &err);

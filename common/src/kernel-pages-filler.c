@@ -53,7 +53,8 @@ int kernel_pages_filler_serve(int rw_fd, uint64_t region, int chan_fd, unsigned 
 						KERNEL_PAGES_FILLER_LOCK_TIMEOUT_MS);
 		if (ans == 0)
 			fills++;
-		if (send(chan_fd, &ans, sizeof(ans), MSG_NOSIGNAL) != sizeof(ans))
+		/* Never blocked by a VMM that does not read its answers: it is done. */
+		if (send(chan_fd, &ans, sizeof(ans), MSG_NOSIGNAL | MSG_DONTWAIT) != sizeof(ans))
 			return errno == EPIPE ? 0 : -errno;
 	}
 }

@@ -324,6 +324,18 @@ START_TEST(test_fds_from_the_caller)
 	close(sv[0]);
 	close(sv[1]);
 	close(kfd);
+
+	/* Fds that are not open (not inherited), a malformed pair: refused, one line each. */
+	snprintf(fds, sizeof(fds), "%d,%d", 900, 901);
+	vmm_run(argv, TIMEOUT_MS, &res);
+	ck_assert_int_ne(res.status, 0);
+	ck_assert_msg(strstr(res.err, "--share-kernel-pages-fd: fd 900 or 901 is not open"), "%s",
+		      res.err);
+	ck_assert_msg(strchr(res.err, '\n') == res.err + strlen(res.err) - 1, "%s", res.err);
+	snprintf(fds, sizeof(fds), "%s", "5,5");
+	vmm_run(argv, TIMEOUT_MS, &res);
+	ck_assert_int_eq(res.status, 2);
+	ck_assert_msg(strstr(res.err, "--share-kernel-pages-fd: expected RO,CHAN"), "%s", res.err);
 }
 END_TEST
 
