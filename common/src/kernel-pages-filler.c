@@ -45,7 +45,7 @@ int kernel_pages_filler_serve(int rw_fd, uint64_t region, int chan_fd, unsigned 
 			return -errno;
 		}
 		if (n == 0)
-			return 0; /* the VMM closed its end */
+			return 0; /* the VMM closed its end (or sent an empty record: done too) */
 		if (fills >= max_fills)
 			ans = -EDQUOT;
 		else
@@ -57,14 +57,6 @@ int kernel_pages_filler_serve(int rw_fd, uint64_t region, int chan_fd, unsigned 
 		if (send(chan_fd, &ans, sizeof(ans), MSG_NOSIGNAL | MSG_DONTWAIT) != sizeof(ans))
 			return errno == EPIPE ? 0 : -errno;
 	}
-}
-
-/* fd onto target, which must not be the other fd kept. */
-static int filler_fd_move(int fd, int target)
-{
-	if (fd == target)
-		return fcntl(fd, F_SETFD, 0) < 0 ? -errno : 0;
-	return dup2(fd, target) < 0 ? -errno : 0;
 }
 
 /* The filler process: only stderr, the file (3) and its channel (4) open. Never returns. */
@@ -85,7 +77,7 @@ _noreturn_ static void filler_main(int rw_fd, int chan_fd, uint64_t region, unsi
 	/* Above every fd that 3 and 4 could be, then onto them. */
 	a = fcntl(rw_fd, F_DUPFD, 5);
 	b = fcntl(chan_fd, F_DUPFD, 5);
-	if (a < 0 || b < 0 || filler_fd_move(a, 3) < 0 || filler_fd_move(b, 4) < 0)
+	if (a < 0 || b < 0 || dup2(a, 3) < 0 || dup2(b, 4) < 0)
 		_exit(1);
 	if (close_range(5, ~0u, 0) < 0)
 		_exit(1);
