@@ -22,6 +22,7 @@ int kernel_pages_filler_serve(int rw_fd, uint64_t region, int chan_fd, unsigned 
 	/* One byte more than a request: a longer message is seen as one (MSG_TRUNC). */
 	alignas(8) uint8_t buf[sizeof(struct kernel_pages_fill_req) + 1];
 	int64_t end = now_monotonic_ms() + deadline_ms;
+	unsigned lock_ms = KERNEL_PAGES_FILLER_LOCK_TIMEOUT_MS;
 	uint64_t fills = 0;
 
 	for (;;) {
@@ -49,10 +50,12 @@ int kernel_pages_filler_serve(int rw_fd, uint64_t region, int chan_fd, unsigned 
 		if (fills >= max_fills)
 			ans = -EDQUOT;
 		else
-			ans = kernel_pages_fill(rw_fd, region, buf, (size_t) n,
-						KERNEL_PAGES_FILLER_LOCK_TIMEOUT_MS);
+			ans = kernel_pages_fill(rw_fd, region, buf, (size_t) n, lock_ms);
 		if (ans == 0)
 			fills++;
+		/* Another filler stopped holding the lock: waited for once, not per request. */
+		if (ans == -ETIMEDOUT)
+			lock_ms = 0;
 		/* Never blocked by a VMM that does not read its answers: it is done. */
 		if (send(chan_fd, &ans, sizeof(ans), MSG_NOSIGNAL | MSG_DONTWAIT) != sizeof(ans))
 			return errno == EPIPE ? 0 : -errno;

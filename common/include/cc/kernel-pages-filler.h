@@ -21,7 +21,9 @@
 /*
  * Serve fill requests on chan_fd for the file open for writing at rw_fd (regions of region
  * bytes), answering each, for up to deadline_ms and max_fills fills (requests past that are
- * refused, -EDQUOT). 0 when the peer closed the channel; -ETIMEDOUT at the deadline; -errno.
+ * refused, -EDQUOT). The file's lock is waited for KERNEL_PAGES_FILLER_LOCK_TIMEOUT_MS, once:
+ * after a wait that timed out, later requests only try it. 0 when the peer closed the channel;
+ * -ETIMEDOUT at the deadline; -errno.
  */
 int kernel_pages_filler_serve(int rw_fd, uint64_t region, int chan_fd, unsigned deadline_ms,
 			      uint64_t max_fills);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdalign.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -29,6 +30,12 @@
 #define KERNEL_PAGES_BATCH 512u
 /* The wait for one answer of the filler: its own wait for the file's lock, and a second. */
 #define KERNEL_PAGES_ANSWER_TIMEOUT_MS (KERNEL_PAGES_FILLER_LOCK_TIMEOUT_MS + 1000u)
+/* Fill requests sent before their answers are read: one wake-up of the filler and of this
+ * thread for that many fills, not one per fill (a context switch costs ms in a TCG guest).
+ * Their messages fit the channel's send buffer (212992 bytes by default). */
+#define KERNEL_PAGES_WINDOW 16u
+/* kernel_pages_pick(): the slot of region fill[i] is to be filled first. */
+#define KERNEL_PAGES_DEFER ((int) KERNEL_PAGES_VARIANTS + 1)
 
 struct kernel_pages {
 	int fd;		       /* the file, read-only */
@@ -38,11 +45,13 @@ struct kernel_pages {
 	int pagemap_fd;
 	uint64_t region; /* bytes of one region: the kernel file's size, in pages */
 	bool mergeable;
-	/* A page's bytes and a slot's, while one page is looked at; the region picked for each
-	 * page of a batch (-1: none). */
-	alignas(8) struct kernel_pages_fill_req req; /* own bytes in req.bytes */
+	/* A slot's bytes, while one page is looked at; the region picked for each page of a
+	 * batch (-1: none); for a page whose slot is filled first, its region. */
 	alignas(8) uint8_t slot[PAGE];
 	int8_t pick[KERNEL_PAGES_BATCH];
+	int8_t fill[KERNEL_PAGES_BATCH];
+	uint16_t deferred[KERNEL_PAGES_BATCH]; /* the pages of a batch that wait for a fill */
+	kernel_pages_fill_ans ans[KERNEL_PAGES_WINDOW];
 };
 
 void kernel_pages_free(struct kernel_pages *kp)
@@ -104,6 +113,8 @@ int kernel_pages_open(int ro_fd, int chan_fd, int kernel_fd, bool mergeable,
 		if (type != SOCK_SEQPACKET)
 			return -EPROTOTYPE;
 		if (setsockopt(chan, SOL_SOCKET, SO_RCVTIMEO, &answer_timeout,
+			       sizeof(answer_timeout)) < 0 ||
+		    setsockopt(chan, SOL_SOCKET, SO_SNDTIMEO, &answer_timeout,
 			       sizeof(answer_timeout)) < 0)
 			return -errno;
 	}
@@ -166,92 +177,119 @@ static int kernel_pages_map(const struct kernel_pages *kp, uint8_t *page, off_t 
 	return kernel_pages_restore(kp, page, off, n);
 }
 
-/*
- * Ask the filler to fill the slot of page index page in region v with kp->req.bytes: 0 (filled
- * now) or -EEXIST (filled before: the caller compares its bytes), else -errno: refused, or no
- * answer (the channel is then closed: an answer late would answer the next request).
- */
-static int kernel_pages_request(struct kernel_pages *kp, unsigned v, uint64_t page)
+/* The channel is lost (an answer late would answer the next request): no more fills. */
+static int kernel_pages_lost(struct kernel_pages *kp, int r)
 {
-	struct iovec iov = {.iov_base = &kp->req, .iov_len = sizeof(kp->req)};
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-	kernel_pages_fill_ans ans;
-	ssize_t n;
-	int r;
-
-	if (kp->chan_fd < 0)
-		return -ENOTCONN;
-	kp->req.region = v;
-	kp->req.zero = 0;
-	kp->req.page = page;
-	/* sendmsg() and recv() (recvfrom) only: the sandbox allows those for vsock already. */
-	n = sendmsg(kp->chan_fd, &msg, MSG_NOSIGNAL);
-	if (n != (ssize_t) sizeof(kp->req)) {
-		r = n < 0 ? -errno : -EMSGSIZE;
-		goto lost;
-	}
-	/* Bounded by the channel's SO_RCVTIMEO (kernel_pages_open()). */
-	do
-		n = recv(kp->chan_fd, &ans, sizeof(ans), 0);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t) sizeof(ans)) {
-		r = n < 0 ? (errno == EAGAIN ? -ETIMEDOUT : -errno) : -EPROTO;
-		goto lost;
-	}
-	return ans > 0 ? -EPROTO : ans;
-lost:
 	kp->chan_fd = safe_close(kp->chan_fd);
+	kp->no_fills = true;
 	return r;
 }
 
-/*
- * Which region's slot one private page at file offset file_off goes to: its index, or
- * KERNEL_PAGES_VARIANTS when none (padding, bytes of their own, a zero page). A slot never
- * filled is filled here, through the filler. -errno.
- */
-static int kernel_pages_pick(struct kernel_pages *kp, const uint8_t *page, uint64_t file_off,
-			     struct kernel_pages_stats *stats)
+/* Send the request to fill the slot of page index page in region v with bytes. */
+static int kernel_pages_send(struct kernel_pages *kp, unsigned v, uint64_t page,
+			     const uint8_t *bytes)
 {
-	uint8_t *own = kp->req.bytes, *slot = kp->slot, filled;
+	struct kernel_pages_fill_req hdr = {.region = v, .page = page};
+	struct iovec iov[2] = {
+		{.iov_base = &hdr, .iov_len = offsetof(struct kernel_pages_fill_req, bytes)},
+		{.iov_base = (void *) bytes, .iov_len = PAGE},
+	};
+	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
+	ssize_t n;
+
+	if (kp->chan_fd < 0)
+		return -ENOTCONN;
+	/* sendmsg() and recv() (recvfrom) only: the sandbox allows those for vsock already.
+	 * Bounded by the channel's SO_SNDTIMEO (kernel_pages_open()). */
+	do
+		n = sendmsg(kp->chan_fd, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t) sizeof(struct kernel_pages_fill_req))
+		return kernel_pages_lost(kp, n < 0 ? -errno : -EMSGSIZE);
+	return 0;
+}
+
+/* The answer to the oldest request sent: 0 (filled now) or -EEXIST (filled before), else
+ * -errno: refused, or none in time. */
+static int kernel_pages_answer(struct kernel_pages *kp)
+{
+	kernel_pages_fill_ans ans;
+	ssize_t n;
+
+	if (kp->chan_fd < 0)
+		return -ENOTCONN;
+	/* Bounded by the channel's SO_RCVTIMEO. */
+	do
+		n = recv(kp->chan_fd, &ans, sizeof(ans), 0);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t) sizeof(ans))
+		return kernel_pages_lost(kp,
+					 n < 0 ? (errno == EAGAIN ? -ETIMEDOUT : -errno) : -EPROTO);
+	return ans > 0 ? -EPROTO : ans;
+}
+
+/*
+ * After a fill of the slot of region v for page (index index) answered r: whether the slot
+ * now holds the page's bytes (1), filled with other bytes or not filled (0); -errno.
+ */
+static int kernel_pages_check(struct kernel_pages *kp, const uint8_t *page, uint64_t index,
+			      unsigned v, int r, struct kernel_pages_stats *stats)
+{
+	if (r < 0 && r != -EEXIST) {
+		stats->refused++;
+		kp->no_fills = true;
+		return 0;
+	}
+	/* Filled, by the filler or before, and never written again: its bytes now are the bytes
+	 * a private mapping of it shows until the guest writes the page. */
+	r = pread_exact(kp->fd, kp->slot, PAGE, kernel_pages_slot_off(kp->region, v, index));
+	if (r < 0)
+		return r;
+	return memcmp(kp->slot, page, PAGE) == 0;
+}
+
+/*
+ * Which region's slot one private page at file offset file_off goes to, from region v0 on: its
+ * index; KERNEL_PAGES_VARIANTS when none (bytes of their own, no region left); -errno. A slot
+ * never filled is filled first: with defer, the page is left for kernel_pages_fill_deferred()
+ * (KERNEL_PAGES_DEFER, the region in *fill); without, here.
+ */
+static int kernel_pages_pick_from(struct kernel_pages *kp, const uint8_t *page, uint64_t file_off,
+				  unsigned v0, bool defer, int8_t *fill,
+				  struct kernel_pages_stats *stats)
+{
 	uint64_t index = file_off / PAGE;
-	bool fill, empty = false;
+	bool empty = false;
+	uint8_t filled;
 	int r;
 
-	/* The kernel file's own page (the last one reads zeroes after the file's end). */
-	if (zero_page_check(kp->kernel + file_off)) {
-		stats->padding++;
-		return KERNEL_PAGES_VARIANTS;
-	}
-	memcpy(own, page, PAGE);
-	if (zero_page_check(own))
-		return KERNEL_PAGES_VARIANTS; /* nothing to share */
-	for (unsigned v = 0; v < KERNEL_PAGES_VARIANTS; v++) {
+	for (unsigned v = v0; v < KERNEL_PAGES_VARIANTS; v++) {
 		r = pread_exact(kp->fd, &filled, 1, kernel_pages_map_off(kp->region, v, index));
 		if (r < 0)
 			return r;
-		fill = false;
-		if (!filled && !kp->no_fills) {
-			r = kernel_pages_request(kp, v, index);
-			if (r < 0 && r != -EEXIST) {
-				stats->refused++;
-				kp->no_fills = true;
-			}
-			fill = r == 0;
-			filled = r >= 0 || r == -EEXIST;
-		}
-		if (!filled) {
+		if (!filled && kp->no_fills) {
 			empty = true; /* a later region's slot may still be filled */
 			continue;
 		}
-		/* Filled, by the filler or before, and never written again: its bytes now are
-		 * the bytes a private mapping of it shows until the guest writes the page. */
-		r = pread_exact(kp->fd, slot, PAGE, kernel_pages_slot_off(kp->region, v, index));
+		if (!filled && defer) {
+			*fill = (int8_t) v;
+			return KERNEL_PAGES_DEFER;
+		}
+		r = 0;
+		if (!filled) {
+			r = kernel_pages_send(kp, v, index, page);
+			if (r >= 0)
+				r = kernel_pages_answer(kp);
+		}
+		r = kernel_pages_check(kp, page, index, v, r, stats);
 		if (r < 0)
 			return r;
-		if (memcmp(slot, own, PAGE) == 0) {
-			stats->filled += fill;
+		if (r > 0) {
+			stats->filled += !filled;
 			return (int) v;
 		}
+		if (!filled && kp->no_fills)
+			empty = true;
 	}
 	if (!empty)
 		stats->differed++;
@@ -259,14 +297,80 @@ static int kernel_pages_pick(struct kernel_pages *kp, const uint8_t *page, uint6
 }
 
 /*
+ * The region for one private page at file offset file_off, as kernel_pages_pick_from() from the
+ * first region, deferring fills; KERNEL_PAGES_VARIANTS too for padding and a zero page.
+ */
+static int kernel_pages_pick(struct kernel_pages *kp, const uint8_t *page, uint64_t file_off,
+			     int8_t *fill, struct kernel_pages_stats *stats)
+{
+	/* The kernel file's own page (the last one reads zeroes after the file's end). */
+	if (zero_page_check(kp->kernel + file_off)) {
+		stats->padding++;
+		return KERNEL_PAGES_VARIANTS;
+	}
+	if (zero_page_check(page))
+		return KERNEL_PAGES_VARIANTS; /* nothing to share */
+	return kernel_pages_pick_from(kp, page, file_off, 0, true, fill, stats);
+}
+
+/*
+ * The n pages of a batch at base (file offset file_off) whose slots are to be filled
+ * (kp->deferred; region kp->fill[i]): the requests sent KERNEL_PAGES_WINDOW at a time, then
+ * their answers read; each page then gets the slot if it holds its bytes, else the next
+ * regions are tried one page at a time (another VMM filled the slot first, with its bytes).
+ */
+static int kernel_pages_fill_deferred(struct kernel_pages *kp, uint8_t *base, uint64_t file_off,
+				      unsigned n, struct kernel_pages_stats *stats)
+{
+	int r;
+
+	for (unsigned k = 0; k < n; k += KERNEL_PAGES_WINDOW) {
+		unsigned m = MIN(n - k, KERNEL_PAGES_WINDOW), sent = 0;
+
+		while (sent < m) {
+			unsigned i = kp->deferred[k + sent];
+
+			if (kp->no_fills ||
+			    kernel_pages_send(kp, (unsigned) kp->fill[i], (file_off / PAGE) + i,
+					      base + i * PAGE) < 0)
+				break;
+			sent++;
+		}
+		for (unsigned j = 0; j < m; j++)
+			kp->ans[j] = j < sent ? kernel_pages_answer(kp) : -ENOTCONN;
+		for (unsigned j = 0; j < m; j++) {
+			unsigned i = kp->deferred[k + j], v = (unsigned) kp->fill[i];
+			uint8_t *page = base + i * PAGE;
+			uint64_t off = file_off + i * PAGE;
+
+			r = kernel_pages_check(kp, page, off / PAGE, v, kp->ans[j], stats);
+			if (r < 0)
+				return r;
+			if (r > 0) {
+				stats->filled += kp->ans[j] == 0;
+				kp->pick[i] = (int8_t) v;
+				continue;
+			}
+			r = kernel_pages_pick_from(kp, page, off, v + 1, false, NULL, stats);
+			if (r < 0)
+				return r;
+			kp->pick[i] = r < (int) KERNEL_PAGES_VARIANTS ? (int8_t) r : -1;
+		}
+	}
+	return 0;
+}
+
+/*
  * One batch of n pages at base (file offset file_off), entries their pagemap entries: pick a
- * slot for each private page, then map the runs of pages whose slots follow each other.
+ * slot for each private page (the slots to fill filled together), then map the runs of pages
+ * whose slots follow each other.
  */
 static int kernel_pages_share_batch(struct kernel_pages *kp, uint8_t *base, uint64_t file_off,
 				    const uint64_t *entries, uint64_t n,
 				    struct kernel_pages_stats *stats)
 {
 	int8_t *pick = kp->pick;
+	unsigned n_deferred = 0;
 	int r;
 
 	for (uint64_t i = 0; i < n; i++) {
@@ -274,12 +378,18 @@ static int kernel_pages_share_batch(struct kernel_pages *kp, uint8_t *base, uint
 		if (!(entries[i] & PAGEMAP_PRESENT) || (entries[i] & PAGEMAP_FILE))
 			continue;
 		stats->private_pages++;
-		r = kernel_pages_pick(kp, base + i * PAGE, file_off + i * PAGE, stats);
+		r = kernel_pages_pick(kp, base + i * PAGE, file_off + i * PAGE, &kp->fill[i],
+				      stats);
 		if (r < 0)
 			return r;
-		if (r < (int) KERNEL_PAGES_VARIANTS)
+		if (r == KERNEL_PAGES_DEFER)
+			kp->deferred[n_deferred++] = (uint16_t) i;
+		else if (r < (int) KERNEL_PAGES_VARIANTS)
 			pick[i] = (int8_t) r;
 	}
+	r = kernel_pages_fill_deferred(kp, base, file_off, n_deferred, stats);
+	if (r < 0)
+		return r;
 	for (uint64_t i = 0; i < n;) {
 		uint64_t run = 1;
 

@@ -35,7 +35,7 @@
 #include "cctest.h"
 
 #define PG	BALLOON_PAGE_SIZE
-#define N_PAGES 16u
+#define N_PAGES 40u
 #define PADDING 12u /* the kernel file's page 12 is all zero */
 
 static char *dir;
@@ -192,6 +192,38 @@ START_TEST(test_pages_written_alike_are_shared)
 	/* One page of the shared file behind both (PFNs are shown to root only). */
 	if (geteuid() == 0)
 		ck_assert_uint_eq(pfn(a + 2 * PG), pfn(b + 2 * PG));
+	munmap(a, N_PAGES * PG);
+	munmap(b, N_PAGES * PG);
+}
+END_TEST
+
+/* More slots to fill than the requests sent at a time: every page fills its own, in order. */
+START_TEST(test_many_fills)
+{
+	uint8_t *a = vm_map(), *b = vm_map();
+	struct kernel_pages_stats st;
+
+	for (unsigned i = 0; i < N_PAGES; i++) {
+		fill(a + i * PG, i, 1);
+		fill(b + i * PG, i, i % 3 ? 1 : 2);
+	}
+	share(a, &st);
+	ck_assert_uint_eq(st.private_pages, N_PAGES);
+	ck_assert_uint_eq(st.padding, 1);
+	ck_assert_uint_eq(st.filled, N_PAGES - 1);
+	ck_assert_uint_eq(st.shared, N_PAGES - 1);
+	share(b, &st);
+	ck_assert_uint_eq(st.filled, (N_PAGES + 2) / 3 - 1); /* i % 3 == 0, but the padding */
+	ck_assert_uint_eq(st.shared, N_PAGES - 1);
+	for (unsigned i = 0; i < N_PAGES; i++) {
+		if (i == PADDING)
+			continue;
+		ck_assert_msg(slot_holds(0, i, 1), "page %u", i);
+		ck_assert_msg(i % 3 ? !slot_holds(1, i, 2) : slot_holds(1, i, 2), "page %u", i);
+		ck_assert_msg(holds(a + i * PG, i, 1) && is_file_page(a + i * PG), "page %u", i);
+		ck_assert_msg(holds(b + i * PG, i, i % 3 ? 1 : 2) && is_file_page(b + i * PG),
+			      "page %u", i);
+	}
 	munmap(a, N_PAGES * PG);
 	munmap(b, N_PAGES * PG);
 }
@@ -494,8 +526,8 @@ static uint64_t now_ms(void)
 }
 
 /* Another filler holds the file's lock (stopped mid-fill): this one refuses after its bounded
- * wait, and the VMM side asks for no more fills; the pages stay private, a page whose slot
- * was filled before is still shared. */
+ * wait, once (the other requests sent with it are refused at once), and the VMM side asks for
+ * no more fills; the pages stay private, a page whose slot was filled before is still shared. */
 START_TEST(test_filler_lock_held_fills_refused_once)
 {
 	uint8_t *a = vm_map(), *b = vm_map();
@@ -516,7 +548,7 @@ START_TEST(test_filler_lock_held_fills_refused_once)
 	share(b, &st);
 	ck_assert_uint_ge(now_ms() - t0, KERNEL_PAGES_FILLER_LOCK_TIMEOUT_MS);
 	ck_assert_uint_lt(now_ms() - t0, 2 * KERNEL_PAGES_FILLER_LOCK_TIMEOUT_MS);
-	ck_assert_uint_eq(st.refused, 1);
+	ck_assert_uint_eq(st.refused, 3); /* pages 2-4, sent together */
 	ck_assert_uint_eq(st.shared, 1);
 	ck_assert(is_file_page(b + 1 * PG));
 	for (unsigned i = 2; i <= 4; i++)
@@ -532,9 +564,11 @@ int main(void)
 	Suite *s = suite_create("kernel-pages");
 	TCase *tc = tcase_create("share");
 
+	tcase_set_timeout(tc, 30); /* the lock case waits the filler's 3 s */
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_pages_written_alike_are_shared);
 	tcase_add_test(tc, test_runs_mapped_at_once);
+	tcase_add_test(tc, test_many_fills);
 	tcase_add_test(tc, test_write_after_sharing_takes_a_copy);
 	tcase_add_test(tc, test_own_bytes_take_the_next_region);
 	tcase_add_test(tc, test_zero_page_not_shared);
