@@ -138,11 +138,9 @@ static int kernel_pages_fill_locked(int rw_fd, uint64_t region,
 	return r;
 }
 
-int kernel_pages_fill(int rw_fd, uint64_t region, const void *rec, size_t len,
-		      unsigned lock_timeout_ms)
+int kernel_pages_fill_held(int rw_fd, uint64_t region, const void *rec, size_t len)
 {
 	const struct kernel_pages_fill_req *req = rec;
-	int r;
 
 	assert_return(rec, -EINVAL);
 	if (len != sizeof(*req) || region == 0 || !IS_ALIGNED(region, (uint64_t) KERNEL_PAGES_PAGE))
@@ -150,10 +148,18 @@ int kernel_pages_fill(int rw_fd, uint64_t region, const void *rec, size_t len,
 	if (req->region >= KERNEL_PAGES_VARIANTS || req->zero != 0 ||
 	    req->page >= region / KERNEL_PAGES_PAGE)
 		return -EINVAL;
+	return kernel_pages_fill_locked(rw_fd, region, req);
+}
+
+int kernel_pages_fill(int rw_fd, uint64_t region, const void *rec, size_t len,
+		      unsigned lock_timeout_ms)
+{
+	int r;
+
 	r = kernel_pages_file_lock(rw_fd, lock_timeout_ms);
 	if (r < 0)
 		return r;
-	r = kernel_pages_fill_locked(rw_fd, region, req);
+	r = kernel_pages_fill_held(rw_fd, region, rec, len);
 	(void) flock(rw_fd, LOCK_UN);
 	return r;
 }

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdalign.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -16,50 +17,75 @@
 #include "cc/macro.h"
 #include "cc/time-util.h"
 
+/* Requests filled under one hold of the lock, at most: other fillers wait meanwhile. */
+#define KERNEL_PAGES_FILLER_HOLD 64u
+
 int kernel_pages_filler_serve(int rw_fd, uint64_t region, int chan_fd, unsigned deadline_ms,
 			      uint64_t max_fills)
 {
 	/* One byte more than a request: a longer message is seen as one (MSG_TRUNC). */
 	alignas(8) uint8_t buf[sizeof(struct kernel_pages_fill_req) + 1];
 	int64_t end = now_monotonic_ms() + deadline_ms;
-	unsigned lock_ms = KERNEL_PAGES_FILLER_LOCK_TIMEOUT_MS;
+	unsigned lock_ms = KERNEL_PAGES_FILLER_LOCK_TIMEOUT_MS, held = 0;
 	uint64_t fills = 0;
+	int r;
 
 	for (;;) {
 		struct pollfd pfd = {.fd = chan_fd, .events = POLLIN};
 		int64_t now = now_monotonic_ms();
 		kernel_pages_fill_ans ans;
 		ssize_t n;
-		int r;
 
-		if (now >= end)
-			return -ETIMEDOUT;
-		r = poll(&pfd, 1, (int) MIN(end - now, (int64_t) INT32_MAX));
-		if (r < 0 && errno != EINTR)
-			return -errno;
-		if (r <= 0)
-			continue;
-		n = recv(chan_fd, buf, sizeof(buf), MSG_TRUNC | MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return -errno;
+		if (now >= end) {
+			r = -ETIMEDOUT;
+			break;
 		}
-		if (n == 0)
-			return 0; /* the VMM closed its end (or sent an empty record: done too) */
-		if (fills >= max_fills)
+		n = recv(chan_fd, buf, sizeof(buf), MSG_TRUNC | MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			/* None queued: let go of the lock while waiting for the next. */
+			if (held)
+				(void) flock(rw_fd, LOCK_UN);
+			held = 0;
+			if (poll(&pfd, 1, (int) MIN(end - now, (int64_t) INT32_MAX)) < 0 &&
+			    errno != EINTR) {
+				r = -errno;
+				break;
+			}
+			continue;
+		}
+		if (n <= 0) {
+			/* The VMM closed its end (or sent an empty record): done. */
+			r = n < 0 ? -errno : 0;
+			break;
+		}
+		if (fills >= max_fills) {
 			ans = -EDQUOT;
-		else
-			ans = kernel_pages_fill(rw_fd, region, buf, (size_t) n, lock_ms);
+		} else {
+			if (held == KERNEL_PAGES_FILLER_HOLD) {
+				(void) flock(rw_fd, LOCK_UN);
+				held = 0;
+			}
+			/* Taken once for the requests queued together. After another filler
+			 * kept it for a whole wait, it is only tried. */
+			ans = held ? 0 : kernel_pages_file_lock(rw_fd, lock_ms);
+			if (ans == -ETIMEDOUT)
+				lock_ms = 0;
+			if (ans == 0) {
+				held++;
+				ans = kernel_pages_fill_held(rw_fd, region, buf, (size_t) n);
+			}
+		}
 		if (ans == 0)
 			fills++;
-		/* Another filler stopped holding the lock: waited for once, not per request. */
-		if (ans == -ETIMEDOUT)
-			lock_ms = 0;
 		/* Never blocked by a VMM that does not read its answers: it is done. */
-		if (send(chan_fd, &ans, sizeof(ans), MSG_NOSIGNAL | MSG_DONTWAIT) != sizeof(ans))
-			return errno == EPIPE ? 0 : -errno;
+		if (send(chan_fd, &ans, sizeof(ans), MSG_NOSIGNAL | MSG_DONTWAIT) != sizeof(ans)) {
+			r = errno == EPIPE ? 0 : -errno;
+			break;
+		}
 	}
+	if (held)
+		(void) flock(rw_fd, LOCK_UN);
+	return r;
 }
 
 /* The filler process: only stderr, the file (3) and its channel (4) open. Never returns. */

@@ -82,3 +82,5 @@ int kernel_pages_file_lock(int fd, unsigned timeout_ms);
  */
 int kernel_pages_fill(int rw_fd, uint64_t region, const void *rec, size_t len,
 		      unsigned lock_timeout_ms);
+/* The same with the lock held by the caller (kernel_pages_file_lock()), for a run of fills. */
+int kernel_pages_fill_held(int rw_fd, uint64_t region, const void *rec, size_t len);

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -144,6 +145,12 @@ static void kernel_share_cb(void *userdata, uint32_t events)
 	kernel_pages_free(TAKE_PTR(ks->kp));
 }
 
+static void kernel_share_ram_advise(const struct vm *vm, int advice)
+{
+	for (unsigned i = 0; i < vm->gm.n_regions; i++)
+		(void) madvise(vm->gm.regions[i].hva, vm->gm.regions[i].size, advice);
+}
+
 /*
  * The file read-only and the channel to its filler: taken over from the config (the stage1's),
  * or, for a directory, the file opened there and a filler of its own started.
@@ -170,8 +177,13 @@ static int kernel_share_fds(struct vm *vm, int fd, int *ret_ro, int *ret_chan,
 		return vm_error_set(reterr, VMM_EXIT_USAGE, r,
 				    "--share-kernel-pages: cannot name the file in '%s'",
 				    vm->cfg.kernel_pages_dir);
+	/* The filler is forked from this process, whose guest RAM must not go with it: while the
+	 * filler held them, each page the guest wrote before would be copied at its next write
+	 * (and the filler never touches guest memory). */
+	kernel_share_ram_advise(vm, MADV_DONTFORK);
 	r = kernel_pages_filler_spawn(path, fd, KERNEL_PAGES_FILLER_DEADLINE_MS, NULL, ret_ro,
 				      ret_chan);
+	kernel_share_ram_advise(vm, MADV_DOFORK);
 	if (r < 0)
 		return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
 				    "cannot open the shared kernel pages file '%s'", path);

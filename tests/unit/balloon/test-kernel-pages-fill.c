@@ -216,6 +216,22 @@ static pid_t serve_child(uint64_t max_fills, int *chan)
 	return pid;
 }
 
+/* Another open file description of the file gets its lock within a second. */
+static bool lock_free_soon(void)
+{
+	int other = open(share_path, O_RDONLY | O_CLOEXEC);
+	bool got = false;
+
+	ck_assert_int_ge(other, 0);
+	for (unsigned i = 0; i < 100 && !got; i++) {
+		got = flock(other, LOCK_EX | LOCK_NB) == 0;
+		if (!got)
+			usleep(10000);
+	}
+	close(other);
+	return got;
+}
+
 static kernel_pages_fill_ans ask(int chan, const void *msg, size_t len)
 {
 	kernel_pages_fill_ans ans = 1;
@@ -247,12 +263,41 @@ START_TEST(test_serve_answers_each_record)
 	ck_assert_int_eq(ask(chan, &req, sizeof(req)), -EEXIST);
 	request(0, 2, 0x33);
 	ck_assert_int_eq(ask(chan, &req, sizeof(req)), 0);
+	/* Idle, the filler does not keep the file's lock (it takes it for the requests queued
+	 * together): another filler gets it. */
+	ck_assert(lock_free_soon());
 	/* Its two fills done: a third slot is refused. */
 	snapshot();
 	request(0, 3, 0x33);
 	ck_assert_int_eq(ask(chan, &req, sizeof(req)), -EDQUOT);
 	ck_assert(unchanged());
 	/* The VMM closes its end: the filler is done, with success. */
+	close(chan);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+END_TEST
+
+/* Requests sent together (as the VMM sends them), answered in order, one of them malformed. */
+START_TEST(test_serve_queued_requests)
+{
+	kernel_pages_fill_ans ans;
+	int chan, status;
+	pid_t pid = serve_child(10, &chan);
+
+	for (unsigned i = 0; i < 4; i++) {
+		request(2, i, (uint8_t) (0x40 + i));
+		ck_assert_int_eq(send(chan, &req, i == 2 ? sizeof(req) - 1 : sizeof(req), 0),
+				 (ssize_t) (i == 2 ? sizeof(req) - 1 : sizeof(req)));
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		ck_assert_int_eq(recv(chan, &ans, sizeof(ans), 0), sizeof(ans));
+		ck_assert_int_eq(ans, i == 2 ? -EINVAL : 0);
+		ck_assert_uint_eq(map_byte(2, i), i != 2);
+		if (i != 2)
+			ck_assert(slot_is(2, i, (uint8_t) (0x40 + i)));
+	}
+	ck_assert(lock_free_soon());
 	close(chan);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -350,6 +395,7 @@ int main(void)
 	tcase_add_test(tc, test_malformed_refused_without_writing);
 	tcase_add_test(tc, test_lock_waited_not_for_ever);
 	tcase_add_test(tc, test_serve_answers_each_record);
+	tcase_add_test(tc, test_serve_queued_requests);
 	tcase_add_test(tc, test_serve_deadline);
 	tcase_add_test(tc, test_spawn_gives_read_only);
 	tcase_add_test(tc, test_file_refused_unless_private_and_ours);
