@@ -51,6 +51,9 @@ struct kernel_pages {
 	int8_t pick[KERNEL_PAGES_BATCH];
 	int8_t fill[KERNEL_PAGES_BATCH];
 	uint16_t deferred[KERNEL_PAGES_BATCH]; /* the pages of a batch that wait for a fill */
+	/* The fill map's bytes of a batch's pages, per region, read once at its start: a slot
+	 * filled since reads unfilled here, and its fill is then answered -EEXIST. */
+	uint8_t map[KERNEL_PAGES_VARIANTS][KERNEL_PAGES_BATCH];
 	kernel_pages_fill_ans ans[KERNEL_PAGES_WINDOW];
 };
 
@@ -249,24 +252,22 @@ static int kernel_pages_check(struct kernel_pages *kp, const uint8_t *page, uint
 }
 
 /*
- * Which region's slot one private page at file offset file_off goes to, from region v0 on: its
- * index; KERNEL_PAGES_VARIANTS when none (bytes of their own, no region left); -errno. A slot
- * never filled is filled first: with defer, the page is left for kernel_pages_fill_deferred()
- * (KERNEL_PAGES_DEFER, the region in *fill); without, here.
+ * Which region's slot one private page at file offset file_off (page i of its batch) goes to,
+ * from region v0 on: its index; KERNEL_PAGES_VARIANTS when none (bytes of their own, no region
+ * left); -errno. A slot never filled is filled first: with defer, the page is left for
+ * kernel_pages_fill_deferred() (KERNEL_PAGES_DEFER, the region in *fill); without, here.
  */
 static int kernel_pages_pick_from(struct kernel_pages *kp, const uint8_t *page, uint64_t file_off,
-				  unsigned v0, bool defer, int8_t *fill,
+				  uint64_t i, unsigned v0, bool defer, int8_t *fill,
 				  struct kernel_pages_stats *stats)
 {
 	uint64_t index = file_off / PAGE;
-	bool empty = false;
-	uint8_t filled;
+	bool empty = false, ours;
 	int r;
 
 	for (unsigned v = v0; v < KERNEL_PAGES_VARIANTS; v++) {
-		r = pread_exact(kp->fd, &filled, 1, kernel_pages_map_off(kp->region, v, index));
-		if (r < 0)
-			return r;
+		bool filled = kp->map[v][i];
+
 		if (!filled && kp->no_fills) {
 			empty = true; /* a later region's slot may still be filled */
 			continue;
@@ -281,11 +282,12 @@ static int kernel_pages_pick_from(struct kernel_pages *kp, const uint8_t *page, 
 			if (r >= 0)
 				r = kernel_pages_answer(kp);
 		}
+		ours = !filled && r == 0;
 		r = kernel_pages_check(kp, page, index, v, r, stats);
 		if (r < 0)
 			return r;
 		if (r > 0) {
-			stats->filled += !filled;
+			stats->filled += ours;
 			return (int) v;
 		}
 		if (!filled && kp->no_fills)
@@ -301,7 +303,7 @@ static int kernel_pages_pick_from(struct kernel_pages *kp, const uint8_t *page, 
  * first region, deferring fills; KERNEL_PAGES_VARIANTS too for padding and a zero page.
  */
 static int kernel_pages_pick(struct kernel_pages *kp, const uint8_t *page, uint64_t file_off,
-			     int8_t *fill, struct kernel_pages_stats *stats)
+			     uint64_t i, int8_t *fill, struct kernel_pages_stats *stats)
 {
 	/* The kernel file's own page (the last one reads zeroes after the file's end). */
 	if (zero_page_check(kp->kernel + file_off)) {
@@ -310,7 +312,7 @@ static int kernel_pages_pick(struct kernel_pages *kp, const uint8_t *page, uint6
 	}
 	if (zero_page_check(page))
 		return KERNEL_PAGES_VARIANTS; /* nothing to share */
-	return kernel_pages_pick_from(kp, page, file_off, 0, true, fill, stats);
+	return kernel_pages_pick_from(kp, page, file_off, i, 0, true, fill, stats);
 }
 
 /*
@@ -351,7 +353,7 @@ static int kernel_pages_fill_deferred(struct kernel_pages *kp, uint8_t *base, ui
 				kp->pick[i] = (int8_t) v;
 				continue;
 			}
-			r = kernel_pages_pick_from(kp, page, off, v + 1, false, NULL, stats);
+			r = kernel_pages_pick_from(kp, page, off, i, v + 1, false, NULL, stats);
 			if (r < 0)
 				return r;
 			kp->pick[i] = r < (int) KERNEL_PAGES_VARIANTS ? (int8_t) r : -1;
@@ -373,12 +375,19 @@ static int kernel_pages_share_batch(struct kernel_pages *kp, uint8_t *base, uint
 	unsigned n_deferred = 0;
 	int r;
 
+	/* One read per region: the batch's pages have their map bytes side by side. */
+	for (unsigned v = 0; v < KERNEL_PAGES_VARIANTS; v++) {
+		r = pread_exact(kp->fd, kp->map[v], n,
+				kernel_pages_map_off(kp->region, v, file_off / PAGE));
+		if (r < 0)
+			return r;
+	}
 	for (uint64_t i = 0; i < n; i++) {
 		pick[i] = -1;
 		if (!(entries[i] & PAGEMAP_PRESENT) || (entries[i] & PAGEMAP_FILE))
 			continue;
 		stats->private_pages++;
-		r = kernel_pages_pick(kp, base + i * PAGE, file_off + i * PAGE, &kp->fill[i],
+		r = kernel_pages_pick(kp, base + i * PAGE, file_off + i * PAGE, i, &kp->fill[i],
 				      stats);
 		if (r < 0)
 			return r;
