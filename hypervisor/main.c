@@ -34,6 +34,7 @@ enum {
 	ARG_ZERO_SWEEP,
 	ARG_MERGE_PAGES,
 	ARG_SHARE_KERNEL_PAGES,
+	ARG_SHARE_KERNEL_PAGES_FD,
 	ARG_NO_SANDBOX,
 	ARG_SECCOMP,
 	ARG_CHROOT,
@@ -86,6 +87,9 @@ static void help(void)
 	       "      --share-kernel-pages DIR\n"
 	       "                           share the kernel pages each VM patches alike at boot\n"
 	       "                           with the host's other VMs, through a file in DIR\n"
+	       "      --share-kernel-pages-fd RO,CHAN\n"
+	       "                           the same with that file open read-only at fd RO and\n"
+	       "                           a channel to the process that fills it at fd CHAN\n"
 	       "      --no-sandbox         debugging: keep fds, capabilities, no seccomp filters\n"
 	       "      --seccomp kill|log   a syscall outside the filters kills the VMM (default)\n"
 	       "                           or is only logged by the kernel\n"
@@ -107,6 +111,26 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *ret)
 	if (errno || end == s || *end || s[0] == '-' || v > max)
 		return -EINVAL;
 	*ret = v;
+	return 0;
+}
+
+/* "RO,CHAN": two distinct fds above stderr. */
+static int parse_kernel_pages_fds(const char *s, struct vm_config *cfg)
+{
+	_cleanup_free_ char *ro = NULL;
+	const char *comma = strchr(s, ',');
+	uint64_t a, b;
+
+	if (!comma)
+		return -EINVAL;
+	ro = strndup(s, (size_t) (comma - s));
+	if (!ro)
+		return -ENOMEM;
+	if (parse_u64(ro, INT32_MAX, &a) < 0 || parse_u64(comma + 1, INT32_MAX, &b) < 0 ||
+	    a <= STDERR_FILENO || b <= STDERR_FILENO || a == b)
+		return -EINVAL;
+	cfg->kernel_pages_ro_fd = (int) a;
+	cfg->kernel_pages_chan_fd = (int) b;
 	return 0;
 }
 
@@ -162,6 +186,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"zero-sweep", optional_argument, NULL, ARG_ZERO_SWEEP},
 		{"merge-pages", no_argument, NULL, ARG_MERGE_PAGES},
 		{"share-kernel-pages", required_argument, NULL, ARG_SHARE_KERNEL_PAGES},
+		{"share-kernel-pages-fd", required_argument, NULL, ARG_SHARE_KERNEL_PAGES_FD},
 		{"no-sandbox", no_argument, NULL, ARG_NO_SANDBOX},
 		{"seccomp", required_argument, NULL, ARG_SECCOMP},
 		{"chroot", required_argument, NULL, ARG_CHROOT},
@@ -269,6 +294,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 					EINVAL, "--share-kernel-pages: expected a directory");
 			a->cfg.kernel_pages_dir = optarg;
 			break;
+		case ARG_SHARE_KERNEL_PAGES_FD:
+			if (parse_kernel_pages_fds(optarg, &a->cfg) < 0)
+				return log_error_errno(EINVAL,
+						       "--share-kernel-pages-fd: expected RO,CHAN "
+						       "(two fds above 2), got '%s'",
+						       optarg);
+			break;
 		case ARG_NO_SANDBOX:
 			a->cfg.sandbox = false;
 			break;
@@ -297,6 +329,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return log_error_errno(EINVAL, "unexpected argument '%s'", argv[optind]);
 	if (!a->cfg.kernel_path)
 		return log_error_errno(EINVAL, "--kernel is required (see --help)");
+	if (a->cfg.kernel_pages_dir && a->cfg.kernel_pages_ro_fd >= 0)
+		return log_error_errno(EINVAL, "--share-kernel-pages and --share-kernel-pages-fd "
+					       "exclude each other");
 	if (a->cfg.sandbox_root && !a->cfg.sandbox)
 		return log_error_errno(EINVAL, "--chroot needs the sandbox (not --no-sandbox)");
 	if (a->cfg.sandbox_root && chroot_check(a->cfg.sandbox_root) < 0)
@@ -357,6 +392,19 @@ static int check_tap_fds(const struct vm_config *cfg)
 	return 0;
 }
 
+/* The --share-kernel-pages-fd fds are inherited ones, not fds this process opens later. */
+static int check_kernel_pages_fds(const struct vm_config *cfg)
+{
+	if (cfg->kernel_pages_ro_fd < 0)
+		return 0;
+	if (fcntl(cfg->kernel_pages_ro_fd, F_GETFD) < 0 ||
+	    fcntl(cfg->kernel_pages_chan_fd, F_GETFD) < 0)
+		return log_error_errno(errno,
+				       "--share-kernel-pages-fd: fd %d or %d is not open: %m",
+				       cfg->kernel_pages_ro_fd, cfg->kernel_pages_chan_fd);
+	return 0;
+}
+
 /* The VM works on duplicates of the --net fd= taps: ours go once it exists (or failed). */
 static void close_tap_fds(struct vm_config *cfg)
 {
@@ -397,7 +445,8 @@ static int run(struct args *a)
 	struct vm *vm = NULL;
 	int r;
 
-	if (check_tap_fds(&a->cfg) < 0 || open_outputs(a, &console_fd, &markers_fd) < 0)
+	if (check_tap_fds(&a->cfg) < 0 || check_kernel_pages_fds(&a->cfg) < 0 ||
+	    open_outputs(a, &console_fd, &markers_fd) < 0)
 		return VMM_EXIT_FAILURE;
 	setup_process();
 	r = vm_new(&a->cfg, &vm, &err);

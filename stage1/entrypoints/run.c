@@ -19,6 +19,7 @@
 #include "cc/log.h"
 #include "cc/tty.h"
 #include "kernel-pages-dir.h"
+#include "kernel-pages-share.h"
 #include "machined.h"
 #include "pod-exit.h"
 #include "pod-journal.h"
@@ -90,6 +91,7 @@ struct run_ctx {
 	bool machine_registered;
 	struct tty_raw tty;	/* --interactive: the terminal in raw mode while the VMM runs */
 	struct run_bound bound; /* the VMM's cgroup or rlimits */
+	struct kernel_pages_share kernel_pages;
 };
 
 static void run_ctx_done(struct run_ctx *c)
@@ -100,6 +102,7 @@ static void run_ctx_done(struct run_ctx *c)
 	volume_roots_done(&c->roots);
 	pod_info_done(&c->info);
 	safe_close(c->pod_fd);
+	kernel_pages_share_end(&c->kernel_pages);
 	free(c->pod_dir);
 	free(c->vmm);
 	free(c->kernel);
@@ -301,6 +304,7 @@ static void vmm_started(pid_t pid _unused_, void *userdata)
 {
 	struct run_ctx *c = userdata;
 
+	kernel_pages_share_fds_close(&c->kernel_pages);
 	if (c->flags.interactive)
 		(void) tty_raw_enter(&c->tty, STDIN_FILENO);
 }
@@ -355,11 +359,12 @@ static void log_argv(char *const *argv)
 }
 
 /*
- * The kernel pages directory: $CC_STAGE1_KERNEL_PAGES_DIR when set ("" turns the sharing
- * off: benchmarks measure without it), else the default. NULL, with a warning, when it cannot
- * be used: the pod runs, its kernel pages unshared.
+ * The kernel pages file and its filler, in $CC_STAGE1_KERNEL_PAGES_DIR when set ("" turns
+ * the sharing off: benchmarks measure without it), else the default directory: the fds for
+ * the VMM, or NULL, with a warning when they cannot be had: the pod runs, its kernel pages
+ * unshared.
  */
-static const char *kernel_pages_dir(void)
+static const int *kernel_pages_share(struct run_ctx *c)
 {
 	const char *dir = secure_getenv("CC_STAGE1_KERNEL_PAGES_DIR");
 	struct run_error err = {};
@@ -368,11 +373,12 @@ static const char *kernel_pages_dir(void)
 		dir = KERNEL_PAGES_DIR_DEFAULT;
 	if (!*dir)
 		return NULL;
-	if (kernel_pages_dir_prepare(dir, &err) < 0) {
+	if (kernel_pages_dir_prepare(dir, &err) < 0 ||
+	    kernel_pages_share_start(dir, c->kernel, &c->kernel_pages, &err) < 0) {
 		print_warning(NULL, err.msg);
 		return NULL;
 	}
-	return dir;
+	return c->kernel_pages.fds;
 }
 
 static int run_vmm(struct run_ctx *c)
@@ -389,15 +395,23 @@ static int run_vmm(struct run_ctx *c)
 		.debug = c->flags.debug,
 		.ksm = c->opts.ksm,
 		.extra_kernel_params = getenv("RKT_HYPERVISOR_EXTRA_KERNEL_PARAMS"),
-		.kernel_pages_dir = kernel_pages_dir(),
+		.kernel_pages_fds = kernel_pages_share(c),
 		.nets = (const char *const *) c->net.vmm_nets,
 		.hostvols = c->roots.v,
 		.n_hostvols = c->roots.n,
 	};
 	struct run_error err = {};
+	int keep_fds[CCNET_NETS_MAX + 2];
+	size_t n_keep_fds = 0;
 	struct pod_exit pe;
 	int status, r;
 
+	for (size_t i = 0; i < c->net.pod.n_nics; i++)
+		keep_fds[n_keep_fds++] = c->net.tap_fds[i];
+	if (vc.kernel_pages_fds) {
+		keep_fds[n_keep_fds++] = c->kernel_pages.fds[0];
+		keep_fds[n_keep_fds++] = c->kernel_pages.fds[1];
+	}
 	r = vmm_argv_build(&vc, &argv);
 	if (r < 0) {
 		(void) run_error_set(&err, r, "cannot build the VMM command line: %m");
@@ -417,8 +431,8 @@ static int run_vmm(struct run_ctx *c)
 		.argv = argv,
 		.lock_fd = c->lock_fd >= 0 ? c->lock_fd : -1,
 		.pod_fd = c->pod_fd,
-		.keep_fds = c->net.tap_fds,
-		.n_keep_fds = c->net.pod.n_nics,
+		.keep_fds = keep_fds,
+		.n_keep_fds = n_keep_fds,
 		.prestart = vmm_prestart,
 		.started = vmm_started,
 		.tick = vmm_tick,

@@ -186,9 +186,9 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 		add(&b, "--ksm");
 	/* The kernel's pages every VM patches alike at boot: one copy for all the host's pods
 	 * (docs/vmm.md, "Kernel pages shared between VMs"). */
-	if (c->kernel_pages_dir) {
-		add(&b, "--share-kernel-pages");
-		add(&b, "%s", c->kernel_pages_dir);
+	if (c->kernel_pages_fds) {
+		add(&b, "--share-kernel-pages-fd");
+		add(&b, "%d,%d", c->kernel_pages_fds[0], c->kernel_pages_fds[1]);
 	}
 	add(&b, "--9p");
 	add(&b, "cc-layer:%s/" POD_LAYER_DIR ",ro", d);

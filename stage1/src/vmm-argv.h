@@ -30,8 +30,9 @@ struct vmm_config {
 	bool debug;
 	bool ksm;			 /* --ksm: only when the pod asks (pod-options.h) */
 	const char *extra_kernel_params; /* NULL or "" for none */
-	/* The directory for --share-kernel-pages (kernel-pages-dir.h), or NULL: not shared. */
-	const char *kernel_pages_dir;
+	/* The kernel pages file read-only and the channel to its filler, for
+	 * --share-kernel-pages-fd (kernel-pages-share.h), or NULL: not shared. */
+	const int *kernel_pages_fds;
 	/* NULL-terminated `--net` values ("fd=N,mac=..", one per pod NIC), or NULL for none. */
 	const char *const *nets;
 	/* The host volumes' roots in the cc-stage2 share: one --9p-hostvol each. */

@@ -4,14 +4,14 @@
  * cc-vmm runs them on a --kernel file. The input is the head of the file; its size is also the
  * file size, so truncation checks are exercised. Then the whole input as the file whose
  * pre-written alternatives cc-vmm and cc-vmlinux-prewrite look for (loader/altinstr.h), and
- * as the notes in which cc-vmm looks for the kernel's build ID (loader/build-id.h).
+ * as the notes in which cc-vmm looks for the kernel's build ID (cc/elf-build-id.h).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "loader/altinstr.h"
-#include "loader/build-id.h"
+#include "cc/elf-build-id.h"
 #include "loader/kernel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

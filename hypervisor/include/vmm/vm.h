@@ -126,9 +126,15 @@ struct vm_config {
 	bool merge_pages;
 	/*
 	 * The directory of the host-wide files through which VMs of one kernel share the pages
-	 * of its image that each writes alike at boot (core/kernel-share.c), or NULL: off.
+	 * of its image that each writes alike at boot (core/kernel-share.c), or NULL: off. The
+	 * VMM opens the file there and starts the filler that writes it itself. Or, with
+	 * kernel_pages_dir NULL: that file open read-only and a SOCK_SEQPACKET channel to its
+	 * filler, both taken over by vm_new() (the stage1 opens the file and starts the filler),
+	 * or -1.
 	 */
 	const char *kernel_pages_dir;
+	int kernel_pages_ro_fd;
+	int kernel_pages_chan_fd;
 
 	/*
 	 * The sandbox vm_run() enters before the first KVM_RUN: inherited fds closed (but 0-2 and

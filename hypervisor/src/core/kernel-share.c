@@ -2,39 +2,39 @@
 /*
  * Kernel pages shared between VMs (cfg.kernel_pages_dir; balloon/kernel-pages.h).
  *
- * Setup, before the sandbox, opens the host-wide file for this kernel in that directory. The
- * guest's init writes the init-start boot marker first thing: by then the kernel has patched
- * its text and finished booting, and no code but the host's kernel and init has run in the
- * guest. That marker arms a timer of the event loop, which pauses the vCPUs, takes the file's
- * lock (bounded: a stopped VMM holding it must not hang this one), shares the private pages of
- * the kernel's file-mapped ranges, lets the vCPUs go and closes the file, so that nothing the
- * guest runs later can reach it. Any other marker before that (the guest's init writes
- * systemd-exec before it runs systemd), or no marker within VM_KERNEL_SHARE_DEADLINE_MS,
- * closes the file unshared.
+ * Setup, before the sandbox, takes the host-wide file for this kernel read-only and a channel
+ * to its filler: both given (cfg.kernel_pages_ro_fd and _chan_fd, from the stage1), or, given
+ * a directory, by opening the file there and starting a filler (cc/kernel-pages-filler.h)
+ * itself. Either way the VMM never holds the file open for writing. The guest's init writes
+ * the init-start boot marker first thing: by then the kernel has patched its text and finished
+ * booting, and no code but the host's kernel and init has run in the guest. That marker arms a
+ * timer of the event loop, which pauses the vCPUs, shares the private pages of the kernel's
+ * file-mapped ranges (the filler fills the slots never filled), lets the vCPUs go and closes
+ * the file and the channel, so that nothing the guest runs later can reach them. Any other marker
+ * before that (the guest's init writes systemd-exec before it runs systemd), or no marker within
+ * VM_KERNEL_SHARE_DEADLINE_MS, closes the file unshared.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
-#include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "balloon/kernel-pages.h"
 #include "cc/cleanup.h"
+#include "cc/kernel-pages-filler.h"
 #include "cc/log.h"
 #include "cc/macro.h"
 #include "core/vm-internal.h"
-#include "loader/build-id.h"
 
 #define VM_KERNEL_SHARE_DEADLINE_MS	 60000u
 #define VM_KERNEL_SHARE_PAUSE_TIMEOUT_MS 500u
-/* Another VMM's share holds the lock for 15-75 ms here (600 ms for a kernel that patches its
- * SMP alternatives too, in the TCG test host). */
-#define VM_KERNEL_SHARE_LOCK_TIMEOUT_MS 3000u
 
 struct vm_kernel_share {
 	int timer_fd;
@@ -75,11 +75,8 @@ static const struct kernel_segment *kernel_share_segment(const struct vm *vm, ui
 static int kernel_share_ranges(struct vm *vm, struct kernel_pages *kp,
 			       struct kernel_pages_stats *st)
 {
-	int r;
+	int r = 0;
 
-	r = kernel_pages_lock(kp, VM_KERNEL_SHARE_LOCK_TIMEOUT_MS);
-	if (r < 0)
-		return r;
 	for (unsigned i = 0; r >= 0 && i < vm->n_kernel_maps; i++) {
 		const struct memslot_range *m = &vm->kernel_maps[i];
 		const struct kernel_segment *s = kernel_share_segment(vm, m->gpa);
@@ -93,7 +90,6 @@ static int kernel_share_ranges(struct vm *vm, struct kernel_pages *kp,
 			r = kernel_pages_share(kp, hva, s->file_off + (m->gpa - s->gpa), m->size,
 					       st);
 	}
-	kernel_pages_unlock(kp);
 	return r;
 }
 
@@ -120,8 +116,8 @@ static void kernel_share_now(struct vm *vm, struct kernel_pages *kp)
 		log_debug_errno(r, "kernel pages: sharing stopped early: %m");
 	log_debug("kernel pages: %" PRIu64 " private, %" PRIu64 " now shared (%" PRIu64
 		  " filled their slot), %" PRIu64 " with bytes of their own, %" PRIu64
-		  " freed padding; vCPUs paused %" PRIu64 " us",
-		  st.private_pages, st.shared, st.filled, st.differed, st.padding,
+		  " freed padding, %" PRIu64 " fills refused; vCPUs paused %" PRIu64 " us",
+		  st.private_pages, st.shared, st.filled, st.differed, st.padding, st.refused,
 		  (bootmarker_now_ns() - t0) / 1000u);
 }
 
@@ -149,39 +145,80 @@ static void kernel_share_cb(void *userdata, uint32_t events)
 	kernel_pages_free(TAKE_PTR(ks->kp));
 }
 
-int vm_kernel_share_setup(struct vm *vm, int fd, const struct stat *st, struct vm_error *reterr)
+static void kernel_share_ram_advise(const struct vm *vm, int advice)
 {
-	char path[PATH_MAX], id[2 * ELF_BUILD_ID_MAX + 1];
+	for (unsigned i = 0; i < vm->gm.n_regions; i++)
+		(void) madvise(vm->gm.regions[i].hva, vm->gm.regions[i].size, advice);
+}
+
+/*
+ * The file read-only and the channel to its filler: taken over from the config (the stage1's),
+ * or, for a directory, the file opened there and a filler of its own started.
+ */
+static int kernel_share_fds(struct vm *vm, int fd, int *ret_ro, int *ret_chan,
+			    struct vm_error *reterr)
+{
+	char path[PATH_MAX];
+	int r;
+
+	if (!vm->cfg.kernel_pages_dir) {
+		/* Ours now (closed on error by the caller): kept by the sandbox, and by no
+		 * process this one starts. */
+		*ret_ro = TAKE_FD(vm->cfg.kernel_pages_ro_fd);
+		*ret_chan = TAKE_FD(vm->cfg.kernel_pages_chan_fd);
+		if (fcntl(*ret_ro, F_SETFD, FD_CLOEXEC) < 0 ||
+		    fcntl(*ret_chan, F_SETFD, FD_CLOEXEC) < 0)
+			return vm_error_set(reterr, VMM_EXIT_USAGE, errno,
+					    "--share-kernel-pages-fd: not open fds");
+		return 0;
+	}
+	r = kernel_pages_file_path(vm->cfg.kernel_pages_dir, fd, path, sizeof(path));
+	if (r < 0)
+		return vm_error_set(reterr, VMM_EXIT_USAGE, r,
+				    "--share-kernel-pages: cannot name the file in '%s'",
+				    vm->cfg.kernel_pages_dir);
+	/* The filler is forked from this process, whose guest RAM must not go with it: while the
+	 * filler held them, each page the guest wrote before would be copied at its next write
+	 * (and the filler never touches guest memory). */
+	kernel_share_ram_advise(vm, MADV_DONTFORK);
+	r = kernel_pages_filler_spawn(path, fd, KERNEL_PAGES_FILLER_DEADLINE_MS, NULL, ret_ro,
+				      ret_chan);
+	kernel_share_ram_advise(vm, MADV_DOFORK);
+	if (r < 0)
+		return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
+				    "cannot open the shared kernel pages file '%s'", path);
+	return 0;
+}
+
+int vm_kernel_share_setup(struct vm *vm, int fd, struct vm_error *reterr)
+{
+	_cleanup_close_ int ro = -1, chan = -1;
 	struct vm_kernel_share *ks;
 	int r;
 
-	if (!vm->cfg.kernel_pages_dir)
+	if (!vm->cfg.kernel_pages_dir && vm->cfg.kernel_pages_ro_fd < 0)
 		return 0;
-	if (vm->n_kernel_maps == 0)
-		return 0; /* a copied kernel (bzImage): nothing is shared with the file anyway */
-	/* One file per kernel build: its build ID and size name it (a stripped copy of a
-	 * kernel keeps the ID, and the slots are laid out by the file's size), or (a kernel
-	 * without an ID) its size and modification time. */
-	if (elf_file_build_id(fd, id, sizeof(id)) >= 0)
-		r = snprintf(path, sizeof(path), "%s/vmlinux-%s-%llu", vm->cfg.kernel_pages_dir, id,
-			     (unsigned long long) st->st_size);
-	else
-		r = snprintf(path, sizeof(path), "%s/vmlinux-%llu-%lld.%09ld",
-			     vm->cfg.kernel_pages_dir, (unsigned long long) st->st_size,
-			     (long long) st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
-	if (r < 0 || (size_t) r >= sizeof(path))
-		return vm_error_set(reterr, VMM_EXIT_USAGE, 0,
-				    "--share-kernel-pages: directory name too long");
+	if (vm->n_kernel_maps == 0) {
+		/* A copied kernel (bzImage): nothing is shared with the file anyway. */
+		if (!vm->cfg.kernel_pages_dir) {
+			(void) safe_close(TAKE_FD(vm->cfg.kernel_pages_ro_fd));
+			(void) safe_close(TAKE_FD(vm->cfg.kernel_pages_chan_fd));
+		}
+		return 0;
+	}
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
 		return vm_error_set(reterr, VMM_EXIT_FAILURE, ENOMEM, "out of memory");
 	ks->timer_fd = -1;
 	atomic_init(&ks->late, -1);
 	vm->kernel_share = ks;
-	r = kernel_pages_open(path, fd, vm->cfg.ksm, &ks->kp);
+	r = kernel_share_fds(vm, fd, &ro, &chan, reterr);
+	if (r < 0)
+		return r;
+	r = kernel_pages_open(TAKE_FD(ro), TAKE_FD(chan), fd, vm->cfg.ksm, &ks->kp);
 	if (r < 0)
 		return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
-				    "cannot open the shared kernel pages file '%s'", path);
+				    "cannot use the shared kernel pages file");
 	ks->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (ks->timer_fd < 0)
 		return vm_error_set(reterr, VMM_EXIT_FAILURE, errno,
@@ -201,6 +238,8 @@ void vm_kernel_share_free(struct vm *vm)
 {
 	struct vm_kernel_share *ks = vm->kernel_share;
 
+	(void) safe_close(TAKE_FD(vm->cfg.kernel_pages_ro_fd));
+	(void) safe_close(TAKE_FD(vm->cfg.kernel_pages_chan_fd));
 	if (!ks)
 		return;
 	vm->markers.notify = NULL;

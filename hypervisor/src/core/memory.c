@@ -167,7 +167,7 @@ int vm_kernel_setup(struct vm *vm, struct vm_error *reterr)
 		if (r < 0)
 			goto fail;
 	}
-	return vm_kernel_share_setup(vm, fd, &st, reterr);
+	return vm_kernel_share_setup(vm, fd, reterr);
 fail:
 	return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, r, "KVM_SET_USER_MEMORY_REGION failed");
 }

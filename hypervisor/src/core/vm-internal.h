@@ -128,9 +128,9 @@ int vm_zero_sweep_setup(struct vm *vm, struct vm_error *reterr);
 void vm_zero_sweep_free(struct vm *vm);
 
 /* kernel-share.c: the kernel's pages every VM writes alike at boot, shared between the VMs of
- * the host (cfg.kernel_pages_dir). Setup by vm_kernel_setup once the kernel is mapped, with the
- * kernel file it mapped (fd, st); free is idempotent. */
-int vm_kernel_share_setup(struct vm *vm, int fd, const struct stat *st, struct vm_error *reterr);
+ * the host (cfg.kernel_pages_dir or _ro_fd). Setup by vm_kernel_setup once the kernel is
+ * mapped, with the kernel file it mapped (fd); free is idempotent. */
+int vm_kernel_share_setup(struct vm *vm, int fd, struct vm_error *reterr);
 void vm_kernel_share_free(struct vm *vm);
 
 /* memory.c: the anonymous pieces of guest RAM (the kernel's file-mapped segments left out

@@ -50,6 +50,8 @@ void vm_config_init(struct vm_config *cfg)
 		.seccomp = VM_SECCOMP_KILL,
 #endif
 		.sandbox_keep_fd = -1,
+		.kernel_pages_ro_fd = -1,
+		.kernel_pages_chan_fd = -1,
 	};
 }
 

@@ -7,8 +7,11 @@
  * the kernel file's; a page with bytes of its own takes the next region, and once every region
  * holds other bytes it stays private; a write after sharing takes a private copy again and changes
  * nothing else; a zero page is not shared, nor a page that is all zero in the kernel file (padding
- * the kernel frees); the file is refused unless it is a private regular file of ours; bad ranges
- * are refused; the lock is waited for, but not for ever.
+ * the kernel frees); bad ranges are refused. The VMM side holds the file read-only only and
+ * refuses a writable fd; slots are filled by the filler (cc/kernel-pages-filler.h), and a slot
+ * that a hostile VMM filled with other bytes (or all zero) is never mapped by a VM whose page
+ * differs, while one whose page matches maps it; a filler that refuses (its lock held) stops
+ * the requests after one, and the page stays private.
  */
 #include <check.h>
 #include <errno.h>
@@ -21,16 +24,18 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "balloon/balloon-map.h"
 #include "balloon/kernel-pages.h"
+#include "cc/kernel-pages-filler.h"
 #include "cctest.h"
 
 #define PG	BALLOON_PAGE_SIZE
-#define N_PAGES 16u
+#define N_PAGES 40u
 #define PADDING 12u /* the kernel file's page 12 is all zero */
 
 static char *dir;
@@ -92,15 +97,23 @@ static uint64_t pfn(const uint8_t *page)
 	return pagemap(page) & ((1ull << 55) - 1);
 }
 
-static void share(uint8_t *vm, struct kernel_pages_stats *st)
+/* As a VMM gets it: the file read-only and a channel to a filler of its own. */
+static struct kernel_pages *vmm_open(void)
 {
 	struct kernel_pages *kp;
+	int ro, chan;
+
+	ASSERT_OK(kernel_pages_filler_spawn(share_path, kernel_fd, 20000, NULL, &ro, &chan));
+	ASSERT_OK(kernel_pages_open(ro, chan, kernel_fd, false, &kp));
+	return kp;
+}
+
+static void share(uint8_t *vm, struct kernel_pages_stats *st)
+{
+	struct kernel_pages *kp = vmm_open();
 
 	*st = (struct kernel_pages_stats){0};
-	ASSERT_OK(kernel_pages_open(share_path, kernel_fd, false, &kp));
-	ASSERT_OK(kernel_pages_lock(kp, 1000));
 	ASSERT_OK(kernel_pages_share(kp, vm, 0, N_PAGES * PG, st));
-	kernel_pages_unlock(kp);
 	kernel_pages_free(kp);
 }
 
@@ -159,7 +172,7 @@ START_TEST(test_pages_written_alike_are_shared)
 	ck_assert_uint_eq(st.filled, 2);
 	ck_assert_uint_eq(st.differed, 0);
 	ck_assert(stat(share_path, &sb) == 0);
-	ck_assert_int_eq(sb.st_size, KERNEL_PAGES_VARIANTS * N_PAGES * PG);
+	ck_assert_int_eq(sb.st_size, KERNEL_PAGES_VARIANTS * N_PAGES * PG + PG); /* + the map */
 	ck_assert_int_eq(sb.st_mode & 0777, 0600);
 	ck_assert(slot_holds(0, 2, 1) && slot_holds(0, 3, 1));
 
@@ -179,6 +192,38 @@ START_TEST(test_pages_written_alike_are_shared)
 	/* One page of the shared file behind both (PFNs are shown to root only). */
 	if (geteuid() == 0)
 		ck_assert_uint_eq(pfn(a + 2 * PG), pfn(b + 2 * PG));
+	munmap(a, N_PAGES * PG);
+	munmap(b, N_PAGES * PG);
+}
+END_TEST
+
+/* More slots to fill than the requests sent at a time: every page fills its own, in order. */
+START_TEST(test_many_fills)
+{
+	uint8_t *a = vm_map(), *b = vm_map();
+	struct kernel_pages_stats st;
+
+	for (unsigned i = 0; i < N_PAGES; i++) {
+		fill(a + i * PG, i, 1);
+		fill(b + i * PG, i, i % 3 ? 1 : 2);
+	}
+	share(a, &st);
+	ck_assert_uint_eq(st.private_pages, N_PAGES);
+	ck_assert_uint_eq(st.padding, 1);
+	ck_assert_uint_eq(st.filled, N_PAGES - 1);
+	ck_assert_uint_eq(st.shared, N_PAGES - 1);
+	share(b, &st);
+	ck_assert_uint_eq(st.filled, (N_PAGES + 2) / 3 - 1); /* i % 3 == 0, but the padding */
+	ck_assert_uint_eq(st.shared, N_PAGES - 1);
+	for (unsigned i = 0; i < N_PAGES; i++) {
+		if (i == PADDING)
+			continue;
+		ck_assert_msg(slot_holds(0, i, 1), "page %u", i);
+		ck_assert_msg(i % 3 ? !slot_holds(1, i, 2) : slot_holds(1, i, 2), "page %u", i);
+		ck_assert_msg(holds(a + i * PG, i, 1) && is_file_page(a + i * PG), "page %u", i);
+		ck_assert_msg(holds(b + i * PG, i, i % 3 ? 1 : 2) && is_file_page(b + i * PG),
+			      "page %u", i);
+	}
 	munmap(a, N_PAGES * PG);
 	munmap(b, N_PAGES * PG);
 }
@@ -310,37 +355,146 @@ START_TEST(test_padding_left_alone)
 }
 END_TEST
 
-START_TEST(test_file_refused_unless_private_and_ours)
+/* A VMM is refused a writable fd of the file, one too small, a channel of another kind. */
+START_TEST(test_vmm_side_refuses_what_it_must_not_hold)
 {
 	struct kernel_pages *kp = NULL;
-	char link[600], empty[600];
-	int fd;
+	int rw, ro, sv[2], empty;
+	char path[600];
 
-	/* An empty kernel file, a closed fd. */
-	snprintf(empty, sizeof(empty), "%s/empty", dir);
-	fd = open(empty, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	ck_assert_int_ge(fd, 0);
-	ASSERT_ERRNO(kernel_pages_open(share_path, fd, false, &kp), EINVAL);
-	close(fd);
-	ASSERT_ERRNO(kernel_pages_open(share_path, fd, false, &kp), EBADF);
-
-	/* Readable by others: someone else made it, or made it for others. */
-	fd = open(share_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(fchmod(fd, 0644), 0);
-	close(fd);
-	ASSERT_ERRNO(kernel_pages_open(share_path, kernel_fd, false, &kp), EPERM);
-	ck_assert_int_eq(unlink(share_path), 0);
-
-	/* A symlink, even to a good file. */
-	snprintf(link, sizeof(link), "%s/link", dir);
-	ck_assert_int_eq(symlink(share_path, link), 0);
-	ASSERT_ERRNO(kernel_pages_open(link, kernel_fd, false, &kp), ELOOP);
-
-	/* A directory. */
-	ck_assert_int_eq(mkdir(share_path, 0700), 0);
-	ck_assert_int_lt(kernel_pages_open(share_path, kernel_fd, false, &kp), 0);
+	ASSERT_OK(kernel_pages_file_open(share_path, N_PAGES * PG, &rw, &ro));
+	ASSERT_ERRNO(kernel_pages_open(fcntl(rw, F_DUPFD_CLOEXEC, 0), -1, kernel_fd, false, &kp),
+		     EPERM);
+	ASSERT_ERRNO(kernel_pages_open(open(share_path, O_WRONLY | O_CLOEXEC), -1, kernel_fd, false,
+				       &kp),
+		     EPERM);
+	/* A stream socket, a pipe: not a channel of whole records. */
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	ASSERT_ERRNO(kernel_pages_open(fcntl(ro, F_DUPFD_CLOEXEC, 0), sv[0], kernel_fd, false, &kp),
+		     EPROTOTYPE);
+	close(sv[1]);
+	ck_assert_int_eq(pipe2(sv, O_CLOEXEC), 0);
+	ASSERT_ERRNO(kernel_pages_open(fcntl(ro, F_DUPFD_CLOEXEC, 0), sv[0], kernel_fd, false, &kp),
+		     ENOTSOCK);
+	close(sv[1]);
+	/* The file of a smaller kernel (not this kernel's layout). */
+	ck_assert_int_eq(ftruncate(rw, PG), 0);
+	ASSERT_ERRNO(kernel_pages_open(fcntl(ro, F_DUPFD_CLOEXEC, 0), -1, kernel_fd, false, &kp),
+		     EINVAL);
+	/* An empty kernel file. */
+	snprintf(path, sizeof(path), "%s/empty", dir);
+	empty = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	ck_assert_int_ge(empty, 0);
+	ASSERT_ERRNO(kernel_pages_open(fcntl(ro, F_DUPFD_CLOEXEC, 0), -1, empty, false, &kp),
+		     EINVAL);
 	ck_assert_ptr_null(kp);
+	close(empty);
+	close(rw);
+	close(ro);
+}
+END_TEST
+
+/* Every fd of this process open on the shared file is read-only (the test holds no other). */
+static unsigned share_fds_writable(void)
+{
+	struct stat want, st;
+	unsigned writable = 0, n = 0;
+
+	ck_assert_int_eq(stat(share_path, &want), 0);
+	for (int fd = 0; fd < 1024; fd++) {
+		int fl;
+
+		if (fstat(fd, &st) < 0 || st.st_dev != want.st_dev || st.st_ino != want.st_ino)
+			continue;
+		n++;
+		fl = fcntl(fd, F_GETFL);
+		ck_assert_int_ge(fl, 0);
+		if ((fl & O_ACCMODE) != O_RDONLY)
+			writable++;
+	}
+	ck_assert_uint_eq(n, 1); /* the VMM side's own, seen */
+	return writable;
+}
+
+START_TEST(test_vmm_holds_no_writable_fd)
+{
+	uint8_t *a = vm_map();
+	struct kernel_pages_stats st = {0};
+	struct kernel_pages *kp = vmm_open();
+
+	ck_assert_uint_eq(share_fds_writable(), 0);
+	fill(a + 2 * PG, 2, 1);
+	ASSERT_OK(kernel_pages_share(kp, a, 0, N_PAGES * PG, &st));
+	ck_assert_uint_eq(st.filled, 1);
+	ck_assert_uint_eq(share_fds_writable(), 0);
+	kernel_pages_free(kp);
+	munmap(a, N_PAGES * PG);
+}
+END_TEST
+
+/* What a VMM a guest took over can do: send fill requests of its own on its channel. */
+static void hostile_fill(unsigned v, unsigned i, unsigned c, bool zero)
+{
+	static struct kernel_pages_fill_req req;
+	kernel_pages_fill_ans ans = 1;
+	int ro, chan;
+
+	ASSERT_OK(kernel_pages_filler_spawn(share_path, kernel_fd, 20000, NULL, &ro, &chan));
+	req = (struct kernel_pages_fill_req){.region = v, .page = i};
+	if (!zero)
+		fill(req.bytes, i, c);
+	ck_assert_int_eq(send(chan, &req, sizeof(req), 0), sizeof(req));
+	ck_assert_int_eq(recv(chan, &ans, sizeof(ans), 0), sizeof(ans));
+	ck_assert_int_eq(ans, 0);
+	close(chan);
+	close(ro);
+}
+
+/* Slot (0, 2) holds a hostile VMM's bytes: a VM whose page differs does not map it (it fills
+ * region 1), one whose page matches maps it, each seeing its own bytes. */
+START_TEST(test_hostile_fill_only_denies)
+{
+	uint8_t *a = vm_map(), *b = vm_map();
+	struct kernel_pages_stats st;
+
+	hostile_fill(0, 2, 7, false);
+	fill(a + 2 * PG, 2, 1);
+	share(a, &st);
+	ck_assert_uint_eq(st.shared, 1);
+	ck_assert_uint_eq(st.filled, 1);
+	ck_assert(slot_holds(0, 2, 7) && slot_holds(1, 2, 1));
+	ck_assert(holds(a + 2 * PG, 2, 1) && is_file_page(a + 2 * PG));
+	fill(b + 2 * PG, 2, 7);
+	share(b, &st);
+	ck_assert_uint_eq(st.shared, 1);
+	ck_assert_uint_eq(st.filled, 0);
+	ck_assert(holds(b + 2 * PG, 2, 7) && is_file_page(b + 2 * PG));
+	munmap(a, N_PAGES * PG);
+	munmap(b, N_PAGES * PG);
+}
+END_TEST
+
+/* Every region's slot of page 5 filled by a hostile VMM, one all zero (it looked empty once):
+ * the page stays private with its bytes, and no slot changes. */
+START_TEST(test_hostile_fills_everywhere_page_stays_private)
+{
+	uint8_t *a = vm_map();
+	struct kernel_pages_stats st;
+
+	hostile_fill(0, 5, 0, true);
+	for (unsigned v = 1; v < KERNEL_PAGES_VARIANTS; v++)
+		hostile_fill(v, 5, 20 + v, false);
+	fill(a + 5 * PG, 5, 1);
+	share(a, &st);
+	ck_assert_uint_eq(st.private_pages, 1);
+	ck_assert_uint_eq(st.shared, 0);
+	ck_assert_uint_eq(st.differed, 1);
+	ck_assert_uint_eq(st.refused, 0);
+	ck_assert(!is_file_page(a + 5 * PG) && holds(a + 5 * PG, 5, 1));
+	ck_assert(!slot_holds(0, 5, 1));
+	for (unsigned v = 1; v < KERNEL_PAGES_VARIANTS; v++)
+		ck_assert(slot_holds(v, 5, 20 + v));
+	munmap(a, N_PAGES * PG);
 }
 END_TEST
 
@@ -350,7 +504,7 @@ START_TEST(test_bad_ranges_refused)
 	struct kernel_pages_stats st = {0};
 	struct kernel_pages *kp;
 
-	ASSERT_OK(kernel_pages_open(share_path, kernel_fd, false, &kp));
+	kp = vmm_open();
 	ASSERT_ERRNO(kernel_pages_share(kp, a + 1, 0, PG, &st), EINVAL);
 	ASSERT_ERRNO(kernel_pages_share(kp, a, 100, PG, &st), EINVAL);
 	ASSERT_ERRNO(kernel_pages_share(kp, a, 0, 100, &st), EINVAL);
@@ -371,31 +525,38 @@ static uint64_t now_ms(void)
 	return (uint64_t) ts.tv_sec * 1000u + (uint64_t) ts.tv_nsec / 1000000u;
 }
 
-/* Another VMM (another open file description) holds the lock: the wait ends with
- * -ETIMEDOUT, not before its timeout; once it lets go, the lock is taken. */
-START_TEST(test_lock_waits_but_not_for_ever)
+/* Another filler holds the file's lock (stopped mid-fill): this one refuses after its bounded
+ * wait, once (the other requests sent with it are refused at once), and the VMM side asks for
+ * no more fills; the pages stay private, a page whose slot was filled before is still shared. */
+START_TEST(test_filler_lock_held_fills_refused_once)
 {
-	struct kernel_pages *kp;
+	uint8_t *a = vm_map(), *b = vm_map();
+	struct kernel_pages_stats st;
 	uint64_t t0;
 	int other;
 
-	ASSERT_OK(kernel_pages_open(share_path, kernel_fd, false, &kp));
+	fill(a + 1 * PG, 1, 1);
+	share(a, &st);
+	ck_assert_uint_eq(st.filled, 1);
 	other = open(share_path, O_RDWR | O_CLOEXEC);
 	ck_assert_int_ge(other, 0);
-	ck_assert_int_eq(flock(other, LOCK_EX | LOCK_NB), 0);
+	/* Waited for: a's filler lets go of it when it has read the end of its channel. */
+	ck_assert_int_eq(flock(other, LOCK_EX), 0);
+	fill(b + 1 * PG, 1, 1);
+	for (unsigned i = 2; i <= 4; i++)
+		fill(b + i * PG, i, 1);
 	t0 = now_ms();
-	ASSERT_ERRNO(kernel_pages_lock(kp, 50), ETIMEDOUT);
-	ck_assert_uint_ge(now_ms() - t0, 50);
-	ASSERT_ERRNO(kernel_pages_lock(kp, 0), ETIMEDOUT);
-	ck_assert_int_eq(flock(other, LOCK_UN), 0);
-	ASSERT_OK(kernel_pages_lock(kp, 0));
-	/* Held now: the other one cannot have it. */
-	ck_assert_int_eq(flock(other, LOCK_EX | LOCK_NB), -1);
-	ck_assert_int_eq(errno, EWOULDBLOCK);
-	kernel_pages_unlock(kp);
-	ck_assert_int_eq(flock(other, LOCK_EX | LOCK_NB), 0);
+	share(b, &st);
+	ck_assert_uint_ge(now_ms() - t0, KERNEL_PAGES_FILLER_LOCK_TIMEOUT_MS);
+	ck_assert_uint_lt(now_ms() - t0, 2 * KERNEL_PAGES_FILLER_LOCK_TIMEOUT_MS);
+	ck_assert_uint_eq(st.refused, 3); /* pages 2-4, sent together */
+	ck_assert_uint_eq(st.shared, 1);
+	ck_assert(is_file_page(b + 1 * PG));
+	for (unsigned i = 2; i <= 4; i++)
+		ck_assert(!is_file_page(b + i * PG) && holds(b + i * PG, i, 1));
 	close(other);
-	kernel_pages_free(kp);
+	munmap(a, N_PAGES * PG);
+	munmap(b, N_PAGES * PG);
 }
 END_TEST
 
@@ -404,16 +565,21 @@ int main(void)
 	Suite *s = suite_create("kernel-pages");
 	TCase *tc = tcase_create("share");
 
+	tcase_set_timeout(tc, 30); /* the lock case waits the filler's 3 s */
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_pages_written_alike_are_shared);
 	tcase_add_test(tc, test_runs_mapped_at_once);
+	tcase_add_test(tc, test_many_fills);
 	tcase_add_test(tc, test_write_after_sharing_takes_a_copy);
 	tcase_add_test(tc, test_own_bytes_take_the_next_region);
 	tcase_add_test(tc, test_zero_page_not_shared);
 	tcase_add_test(tc, test_padding_left_alone);
-	tcase_add_test(tc, test_file_refused_unless_private_and_ours);
+	tcase_add_test(tc, test_vmm_side_refuses_what_it_must_not_hold);
+	tcase_add_test(tc, test_vmm_holds_no_writable_fd);
+	tcase_add_test(tc, test_hostile_fill_only_denies);
+	tcase_add_test(tc, test_hostile_fills_everywhere_page_stays_private);
 	tcase_add_test(tc, test_bad_ranges_refused);
-	tcase_add_test(tc, test_lock_waits_but_not_for_ever);
+	tcase_add_test(tc, test_filler_lock_held_fills_refused_once);
 	suite_add_tcase(s, tc);
 	return cctest_run_suite(s);
 }

@@ -10,6 +10,8 @@ cc_add_check_test(NAME test-same-pages LABEL unit
   SOURCES ${_bl}/test-same-pages.c LIBS vmm)
 cc_add_check_test(NAME test-kernel-pages LABEL unit
   SOURCES ${_bl}/test-kernel-pages.c LIBS vmm)
+cc_add_check_test(NAME test-kernel-pages-fill LABEL unit
+  SOURCES ${_bl}/test-kernel-pages-fill.c LIBS cccommon)
 cc_add_check_test(NAME test-vballoon LABEL unit
   SOURCES ${_bl}/test-vballoon.c ${CMAKE_SOURCE_DIR}/tests/unit/devices/devtest.c LIBS vmm)
 

@@ -7,6 +7,8 @@ make_pod() {
 	local d=$1 vols=${2:-} mounts=${3:-}
 	mkdir -p "$d/stage1/rootfs/rkt/status" "$d/stage1/rootfs/rkt/env" "$d/stage1/rootfs/cc" \
 		"$d/stage1/rootfs/opt/stage2"
+	# A kernel file: run names the host-wide kernel pages file after it and sizes it.
+	printf 'a kernel without a build ID\n' >"$d/stage1/rootfs/cc/vmlinux"
 	for app in one two; do
 		mkdir -p "$d/appsinfo/$app" "$d/stage1/rootfs/opt/stage2/$app/rootfs/bin" \
 			"$d/stage1/rootfs/opt/stage2/$app/rootfs/etc"

@@ -88,18 +88,23 @@ START_TEST(test_quiet)
 }
 END_TEST
 
-START_TEST(test_kernel_pages_dir)
+START_TEST(test_kernel_pages_fds)
 {
 	_cleanup_(vmm_argv_freep) char **v = NULL;
 	struct vmm_config c = config();
+	const int fds[2] = {7, 12};
 	size_t i;
 
-	c.kernel_pages_dir = "/run/clear-containers/kernel-pages";
 	ASSERT_OK(vmm_argv_build(&c, &v));
-	for (i = 0; v[i] && strcmp(v[i], "--share-kernel-pages") != 0; i++)
+	for (i = 0; v[i]; i++)
+		ck_assert_msg(strncmp(v[i], "--share-kernel-pages", 20) != 0, "%s", v[i]);
+	v = vmm_argv_free(v);
+	c.kernel_pages_fds = fds;
+	ASSERT_OK(vmm_argv_build(&c, &v));
+	for (i = 0; v[i] && strcmp(v[i], "--share-kernel-pages-fd") != 0; i++)
 		;
 	ck_assert_ptr_nonnull(v[i]);
-	ck_assert_str_eq(v[i + 1], "/run/clear-containers/kernel-pages");
+	ck_assert_str_eq(v[i + 1], "7,12");
 	ck_assert_str_eq(v[i - 1], "--merge-pages");
 }
 END_TEST
@@ -257,7 +262,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("argv");
 
 	tcase_add_test(tc, test_quiet);
-	tcase_add_test(tc, test_kernel_pages_dir);
+	tcase_add_test(tc, test_kernel_pages_fds);
 	tcase_add_test(tc, test_ksm_only_when_asked);
 	tcase_add_test(tc, test_hostvols);
 	tcase_add_test(tc, test_debug_and_extra_params);

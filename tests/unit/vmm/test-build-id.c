@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The GNU build ID of an ELF file (loader/build-id.h): found among other notes, in hex; a
+ * The GNU build ID of an ELF file (cc/elf-build-id.h): found among other notes, in hex; a
  * truncated note, an empty or oversized ID, a short buffer refused; none in notes without it
  * or in a file without PT_NOTE; not ELF refused; and this test program's own, which the
  * toolchain gives one.
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cctest.h"
-#include "loader/build-id.h"
+#include "cc/elf-build-id.h"
 
 /* Appends a note (name "GNU" or "Xen") with desc bytes 0x10, 0x11, ... to buf at *off. */
 static void note(uint8_t *buf, size_t *off, const char *name, uint32_t type, uint32_t descsz)

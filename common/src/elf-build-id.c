@@ -8,7 +8,7 @@
 #include "cc/cleanup.h"
 #include "cc/fileio.h"
 #include "cc/macro.h"
-#include "loader/build-id.h"
+#include "cc/elf-build-id.h"
 
 #define BUILD_ID_MAX_PHNUM 64
 #define BUILD_ID_MAX_NOTES (64u * 1024u)

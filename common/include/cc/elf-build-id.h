@@ -3,7 +3,7 @@
 
 /*
  * The GNU build ID of an ELF file (its NT_GNU_BUILD_ID note): what names a kernel build, for
- * the host-wide file of its shared pages (core/kernel-share.c). A vmlinux has one (Linux links
+ * the host-wide file of its shared pages (cc/kernel-pages-file.h). A vmlinux has one (Linux links
  * with --build-id).
  */
 
