@@ -50,6 +50,7 @@ void vm_config_init(struct vm_config *cfg)
 		.seccomp = VM_SECCOMP_KILL,
 #endif
 		.sandbox_keep_fd = -1,
+		.kvm_fd = -1,
 	};
 }
 
