@@ -33,6 +33,7 @@
 #include "stage1/vmsize.h"
 #include "supervise.h"
 #include "vmm-argv.h"
+#include "vmm-jail.h"
 #include "vmm-root.h"
 #include "volume-mount.h"
 #include "volume-plan.h"
@@ -83,6 +84,8 @@ struct run_ctx {
 	char machine_id[STAGE1_MACHINE_ID_STRING_MAX];
 	bool journal_linked;
 	bool machine_registered;
+	bool jail; /* the VMM runs in its jail (vmm-jail.h) */
+	struct vmm_jail jail_cfg;
 	struct tty_raw tty; /* --interactive: the terminal in raw mode while the VMM runs */
 };
 
@@ -227,9 +230,12 @@ static int run_enter_pod(struct run_ctx *c)
 		return fail(1, err.msg);
 	}
 	c->journal_linked = r > 0;
-	r = vmm_root_prepare(c->pod_fd);
+	/* Jailed, the VMM gets a procfs of its own PID namespace; else it is chrooted. */
+	r = c->jail ? vmm_jail_prepare_pod(c->pod_fd) : vmm_root_prepare(c->pod_fd);
 	if (r < 0) {
-		(void) run_error_set(&err, r, "cannot mount a procfs in the stage1 rootfs: %m");
+		(void) run_error_set(&err, r,
+				     c->jail ? "cannot prepare the VMM's directory: %m"
+					     : "cannot mount a procfs in the stage1 rootfs: %m");
 		run_undo(c);
 		return fail(1, err.msg);
 	}
@@ -336,6 +342,18 @@ static const char *kernel_pages_dir(void)
 	return dir;
 }
 
+static int jail_parent_setup(pid_t pid, void *userdata _unused_)
+{
+	return vmm_jail_map(pid);
+}
+
+static int jail_child_setup(void *userdata)
+{
+	struct run_ctx *c = userdata;
+
+	return vmm_jail_enter(&c->jail_cfg);
+}
+
 static int run_vmm(struct run_ctx *c)
 {
 	_cleanup_(vmm_argv_freep) char **argv = NULL;
@@ -351,11 +369,36 @@ static int run_vmm(struct run_ctx *c)
 		.extra_kernel_params = getenv("RKT_HYPERVISOR_EXTRA_KERNEL_PARAMS"),
 		.kernel_pages_dir = kernel_pages_dir(),
 		.nets = (const char *const *) c->net.vmm_nets,
+		.jail = c->jail,
+		.kvm_fd = -1,
 	};
+	c->jail_cfg = (struct vmm_jail){
+		.pod_dir = c->pod_dir,
+		.vmm = c->vmm,
+		.kernel = c->kernel,
+		.image = c->image,
+		.kernel_pages_dir = vc.kernel_pages_dir,
+		.caps = VMM_JAIL_CAPS,
+	};
+	_cleanup_close_ int kvm_fd = -1;
+	int keep_fds[CCNET_NETS_MAX + 1];
+	size_t n_keep = 0;
 	struct run_error err = {};
 	struct pod_exit pe;
 	int status, r;
 
+	for (size_t i = 0; i < c->net.pod.n_nics; i++)
+		keep_fds[n_keep++] = c->net.tap_fds[i];
+	if (c->jail) {
+		/* The jail has no /dev: the VMM inherits KVM open. */
+		kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+		if (kvm_fd < 0) {
+			(void) run_error_set(&err, errno, "cannot open /dev/kvm: %m");
+			run_undo(c);
+			return fail(1, err.msg);
+		}
+		vc.kvm_fd = keep_fds[n_keep++] = kvm_fd;
+	}
 	r = vmm_argv_build(&vc, &argv);
 	if (r < 0) {
 		(void) run_error_set(&err, r, "cannot build the VMM command line: %m");
@@ -367,10 +410,14 @@ static int run_vmm(struct run_ctx *c)
 
 	struct supervise_config sc = {
 		.argv = argv,
-		.lock_fd = c->lock_fd >= 0 ? c->lock_fd : -1,
+		/* Jailed, the VMM holds no fd on the pod dir: run keeps the pod locked alone. */
+		.lock_fd = c->lock_fd >= 0 && !c->jail ? c->lock_fd : -1,
 		.pod_fd = c->pod_fd,
-		.keep_fds = c->net.tap_fds,
-		.n_keep_fds = c->net.pod.n_nics,
+		.keep_fds = keep_fds,
+		.n_keep_fds = n_keep,
+		.clone_flags = c->jail ? VMM_JAIL_CLONE_FLAGS : 0,
+		.parent_setup = c->jail ? jail_parent_setup : NULL,
+		.child_setup = c->jail ? jail_child_setup : NULL,
 		.started = vmm_started,
 		.userdata = c,
 	};
@@ -380,6 +427,8 @@ static int run_vmm(struct run_ctx *c)
 	machine_unregister(c);
 	/* A VMM that was killed could not remove its vsock socket. */
 	(void) unlinkat(c->pod_fd, POD_VSOCK_PATH, 0);
+	if (c->jail)
+		(void) unlinkat(c->pod_fd, POD_VM_VSOCK, 0);
 	if (r < 0) {
 		/* The VMM never ran: leave the pod dir as rkt made it. */
 		(void) unlinkat(c->pod_fd, POD_PID_PATH, 0);
@@ -423,6 +472,7 @@ int main(int argc, char *argv[])
 	 */
 	if (fds_set_cloexec(-1) < 0)
 		return fail(1, "cannot mark inherited file descriptors close-on-exec");
+	c.jail = vmm_jail_wanted();
 	r = run_check(&c);
 	if (r == 0)
 		r = run_enter_pod(&c);

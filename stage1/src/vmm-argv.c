@@ -8,6 +8,7 @@
 #include "cc/cleanup.h"
 #include "pod-paths.h"
 #include "vmm-argv.h"
+#include "vmm-jail.h"
 
 #define VMM_ARGV_MAX 48
 
@@ -158,11 +159,15 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 		return -ENOMEM;
 	b.v = v;
 
-	add(&b, "%s", c->vmm);
+	add(&b, "%s", c->jail ? VMM_JAIL_VMM : c->vmm);
 	add(&b, "--kernel");
-	add(&b, "%s", c->kernel);
+	add(&b, "%s", c->jail ? VMM_JAIL_KERNEL : c->kernel);
 	add(&b, "--pmem");
-	add(&b, "%s", c->image);
+	add(&b, "%s", c->jail ? VMM_JAIL_IMAGE : c->image);
+	if (c->jail) {
+		add(&b, "--kvm-fd");
+		add(&b, "%d", c->kvm_fd);
+	}
 	add(&b, "--mem");
 	add(&b, "%llu", (unsigned long long) c->mem_mib);
 	add(&b, "--cpus");
@@ -185,6 +190,20 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 		add(&b, "--share-kernel-pages");
 		add(&b, "%s", c->kernel_pages_dir);
 	}
+	if (c->jail) {
+		/* The jail lays the shares out as the stage1 rootfs has them. */
+		add(&b, "--9p");
+		add(&b, "cc-layer:" VMM_JAIL_LAYER ",ro");
+		add(&b, "--9p");
+		add(&b, "cc-stage2:" VMM_JAIL_STAGE2);
+		add(&b, "--9p");
+		add(&b, "cc-rkt:" VMM_JAIL_RKT);
+		add(&b, "--9p");
+		add(&b, "cc-journal:" VMM_JAIL_JOURNAL);
+		add(&b, "--vsock");
+		add(&b, "%d:" VMM_JAIL_VSOCK, VMM_GUEST_CID);
+		goto nets;
+	}
 	add(&b, "--9p");
 	add(&b, "cc-layer:%s/" POD_LAYER_DIR ",ro", d);
 	add(&b, "--9p");
@@ -203,6 +222,7 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 		add(&b, "%d:%s/" POD_VSOCK_PATH, VMM_GUEST_CID, d);
 	else
 		add(&b, "%d:" POD_VSOCK_PATH, VMM_GUEST_CID);
+nets:
 	for (const char *const *n = c->nets; n && *n; n++) {
 		add(&b, "--net");
 		add(&b, "%s", *n);

@@ -29,6 +29,12 @@ struct vmm_config {
 	const char *kernel_pages_dir;
 	/* NULL-terminated `--net` values ("fd=N,mac=..", one per pod NIC), or NULL for none. */
 	const char *const *nets;
+	/*
+	 * The VMM runs in its jail (vmm-jail.h): argv names the VMM's files by their paths in the
+	 * jail, KVM is the inherited kvm_fd, and no --chroot. Otherwise host paths, --chroot.
+	 */
+	bool jail;
+	int kvm_fd;
 };
 
 /* Whether s is a machine ID: 32 lower-case hex digits. */

@@ -29,6 +29,7 @@ cc_add_fuzzer(NAME fuzz-stage1-run
 # run with the real cc-vmm and a tiny test guest (kvm tier).
 add_test(NAME test-stage1-run-real-vmm
   COMMAND ${CMAKE_CURRENT_LIST_DIR}/test-run-real-vmm $<TARGET_FILE:cc-stage1-run>
-          $<TARGET_FILE:cc-vmm> ${CMAKE_BINARY_DIR}/guests $<TARGET_FILE:cc-stage1-gc>)
+          $<IF:$<TARGET_EXISTS:cc-vmm-static>,$<TARGET_FILE:cc-vmm-static>,$<TARGET_FILE:cc-vmm>>
+          ${CMAKE_BINARY_DIR}/guests $<TARGET_FILE:cc-stage1-gc>)
 set_tests_properties(test-stage1-run-real-vmm PROPERTIES LABELS kvm TIMEOUT 120
   SKIP_RETURN_CODE 77)
