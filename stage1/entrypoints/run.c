@@ -86,7 +86,8 @@ struct run_ctx {
 	bool machine_registered;
 	bool jail; /* the VMM runs in its jail (vmm-jail.h) */
 	struct vmm_jail jail_cfg;
-	struct tty_raw tty; /* --interactive: the terminal in raw mode while the VMM runs */
+	char *kernel_pages_jailed; /* the jailed VMMs' kernel pages directory */
+	struct tty_raw tty;	   /* --interactive: the terminal in raw mode while the VMM runs */
 };
 
 static void run_ctx_done(struct run_ctx *c)
@@ -99,6 +100,7 @@ static void run_ctx_done(struct run_ctx *c)
 	free(c->vmm);
 	free(c->kernel);
 	free(c->image);
+	free(c->kernel_pages_jailed);
 }
 
 /* Everything that can be refused before the pod dir is touched. */
@@ -326,7 +328,7 @@ static void log_argv(char *const *argv)
  * off: benchmarks measure without it), else the default. NULL, with a warning, when it cannot
  * be used: the pod runs, its kernel pages unshared.
  */
-static const char *kernel_pages_dir(void)
+static const char *kernel_pages_dir(struct run_ctx *c)
 {
 	const char *dir = secure_getenv("CC_STAGE1_KERNEL_PAGES_DIR");
 	struct run_error err = {};
@@ -339,7 +341,18 @@ static const char *kernel_pages_dir(void)
 		print_warning(NULL, err.msg);
 		return NULL;
 	}
-	return dir;
+	if (!c->jail)
+		return dir;
+	/* A jailed VMM owns its files as VMM_JAIL_HOST_ID, and a VMM refuses a file it does not
+	 * own: jailed and root VMMs (CC_STAGE1_VMM_JAIL=0, an older stage1) get a directory each.
+	 */
+	if (asprintf(&c->kernel_pages_jailed, "%s/" VMM_JAIL_KERNEL_PAGES_SUBDIR, dir) < 0)
+		return NULL;
+	if (kernel_pages_dir_prepare(c->kernel_pages_jailed, &err) < 0) {
+		print_warning(NULL, err.msg);
+		return NULL;
+	}
+	return c->kernel_pages_jailed;
 }
 
 static int jail_parent_setup(pid_t pid, void *userdata _unused_)
@@ -367,7 +380,7 @@ static int run_vmm(struct run_ctx *c)
 		.cpus = c->size.cpus,
 		.debug = c->flags.debug,
 		.extra_kernel_params = getenv("RKT_HYPERVISOR_EXTRA_KERNEL_PARAMS"),
-		.kernel_pages_dir = kernel_pages_dir(),
+		.kernel_pages_dir = kernel_pages_dir(c),
 		.nets = (const char *const *) c->net.vmm_nets,
 		.jail = c->jail,
 		.kvm_fd = -1,

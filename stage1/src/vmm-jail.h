@@ -40,6 +40,9 @@
 	((1ull << CAP_CHOWN) | (1ull << CAP_DAC_OVERRIDE) | (1ull << CAP_FOWNER) | \
 	 (1ull << CAP_FSETID) | (1ull << CAP_SETPCAP))
 
+/* The jailed VMMs' subdirectory of the kernel pages directory (run.c). */
+#define VMM_JAIL_KERNEL_PAGES_SUBDIR "jailed"
+
 /* Paths inside the jail. The stage1 rootfs's own layout, so that machined (journalctl -M)
  * finds the pod's journal at /var/log/journal under the leader's root. */
 #define VMM_JAIL_VMM	 "/cc/cc-vmm"
