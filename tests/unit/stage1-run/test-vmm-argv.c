@@ -168,6 +168,61 @@ START_TEST(test_nets)
 	ck_assert_str_eq(v[n - 4], "fd=10");
 }
 END_TEST
+/* Jailed (vmm-jail.h): the jail's paths, KVM inherited, no --chroot, even for a long pod dir. */
+START_TEST(test_jail)
+{
+	_cleanup_(vmm_argv_freep) char **v = NULL;
+	_cleanup_free_ char *long_dir = malloc(201);
+	struct vmm_config c = config();
+	static const char *const nets[] = {"fd=5,mac=02:00:00:00:00:01", NULL};
+	static const char *const want[] = {
+		"/cc/cc-vmm",
+		"--kernel",
+		"/cc/vmlinux",
+		"--pmem",
+		"/cc/guest.img",
+		"--kvm-fd",
+		"7",
+		"--mem",
+		"320",
+		"--cpus",
+		"2",
+		"--rng",
+		"--balloon",
+		"--zero-sweep",
+		"--merge-pages",
+		"--ksm",
+		"--9p",
+		"cc-layer:/cc/layer,ro",
+		"--9p",
+		"cc-stage2:/opt/stage2",
+		"--9p",
+		"cc-rkt:/rkt",
+		"--9p",
+		"cc-journal:/var/log/journal",
+		"--vsock",
+		"3:/cc/vm/vsock",
+		"--net",
+		"fd=5,mac=02:00:00:00:00:01",
+		"--cmdline",
+	};
+
+	ck_assert_ptr_nonnull(long_dir);
+	memset(long_dir, 'd', 200);
+	long_dir[0] = '/';
+	long_dir[200] = '\0';
+	c.pod_dir = long_dir;
+	c.jail = true;
+	c.kvm_fd = 7;
+	c.nets = nets;
+	ASSERT_OK(vmm_argv_build(&c, &v));
+	ck_assert_uint_eq(argc_of(v), sizeof(want) / sizeof(want[0]) + 1);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_str_eq(v[i], want[i]);
+	ck_assert_ptr_nonnull(strstr(v[sizeof(want) / sizeof(want[0])], "cc.pod=cc-layer"));
+}
+END_TEST
+
 START_TEST(test_invalid)
 {
 	_cleanup_(vmm_argv_freep) char **v = NULL;
@@ -202,6 +257,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_long_pod_dir_uses_relative_vsock);
 	tcase_add_test(tc, test_invalid);
 	tcase_add_test(tc, test_nets);
+	tcase_add_test(tc, test_jail);
 	suite_add_tcase(s, tc);
 	return s;
 }
