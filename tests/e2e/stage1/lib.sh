@@ -107,13 +107,14 @@ one_line_error() {
 	fi
 }
 
-# no_vmm_left NAME: no process left that belongs to the pod (its UUID on the command line).
+# no_vmm_left NAME: no process left that belongs to the pod (its UUID on the command line, or
+# its machine ID: the jailed VMM's paths do not name the pod dir, its guest command line does).
 no_vmm_left() {
 	local u
 	u=$(uuid_of "$1")
 	[[ -n "$u" ]] || return 0
-	if pgrep -f -- "$u" >/dev/null; then
-		failed "[$1] processes left: $(pgrep -af -- "$u")"
+	if pgrep -f -- "$u|${u//-/}" >/dev/null; then
+		failed "[$1] processes left: $(pgrep -af -- "$u|${u//-/}")"
 	else
 		ok "[$1] no process left"
 	fi
