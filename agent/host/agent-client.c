@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,19 +73,67 @@ static int client_handshake(int fd, unsigned port, int timeout_ms)
 	return 0;
 }
 
+/*
+ * The socket at path, as an O_PATH fd: its last component resolved beneath its directory (the
+ * pod's cc/), where the jailed VMM can write (cc/vm): a link it plants there must not send
+ * the host's root to a host socket. A relative link that stays beneath (cc/vsock -> vm/vsock)
+ * is followed; an absolute one, a ".." out of the directory or a /proc magic link is -EXDEV
+ * or -ELOOP, and anything but a socket -ENOTSOCK.
+ */
+static int client_socket_open(const char *path)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int dir_fd = -EBADF, fd = -EBADF;
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	char dir[PATH_MAX];
+	struct stat st;
+	long r;
+
+	if (slash && (size_t) (slash - path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	if (slash) {
+		memcpy(dir, path, (size_t) (slash - path));
+		dir[slash - path] = '\0';
+	}
+	dir_fd = open(!slash ? "." : slash == path ? "/" : dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0)
+		return -errno;
+	do
+		r = syscall(SYS_openat2, dir_fd, name, &how, sizeof(how));
+	while (r < 0 && errno == EAGAIN);
+	if (r < 0)
+		return -errno;
+	fd = (int) r;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -ENOTSOCK;
+	return TAKE_FD(fd);
+}
+
 int agent_client_connect(const char *vsock_path, unsigned port, int timeout_ms, int *ret_fd,
 			 char **ret_msg)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	_cleanup_close_ int fd = -EBADF;
+	_cleanup_close_ int fd = -EBADF, path_fd = -EBADF;
 	int r;
 
 	*ret_msg = NULL;
-	if (!vsock_path || strlen(vsock_path) >= sizeof(sa.sun_path)) {
-		agent_msg(ret_msg, "%s: path too long for a unix socket", vsock_path ?: "");
-		return -ENAMETOOLONG;
+	if (!vsock_path || !*vsock_path) {
+		agent_msg(ret_msg, "no vsock socket path");
+		return -EINVAL;
 	}
-	strcpy(sa.sun_path, vsock_path);
+	path_fd = client_socket_open(vsock_path);
+	if (path_fd < 0) {
+		agent_msg(ret_msg, "cannot reach the pod's VM through %s: %s", vsock_path,
+			  strerror(-path_fd));
+		return path_fd;
+	}
+	/* Connect to exactly the inode resolved above. */
+	(void) snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", path_fd);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
