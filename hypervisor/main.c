@@ -25,6 +25,7 @@ enum {
 	ARG_BOOT_MARKERS,
 	ARG_KVM_DEVICE,
 	ARG_9P,
+	ARG_9P_HOSTVOL,
 	ARG_VSOCK,
 	ARG_NET,
 	ARG_BLK,
@@ -64,6 +65,10 @@ static void help(void)
 	       "      --hugepages off|on|auto  transparent huge pages for guest RAM (default off)\n"
 	       "      --9p TAG:DIR[,ro]    export DIR to the guest under the 9p mount TAG "
 	       "(repeatable)\n"
+	       "      --9p-hostvol TAG:DEV:INO:UID:GID\n"
+	       "                           in share TAG, the host volume whose root is DEV:INO:\n"
+	       "                           no setuid/setgid files, no new root-owned files unless\n"
+	       "                           UID:GID (its owner) is root (repeatable)\n"
 	       "      --vsock CID:UDS_PATH virtio-vsock for guest CID; host side on the unix "
 	       "socket\n"
 	       "                           UDS_PATH (guest connections to port P reach "
@@ -151,6 +156,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"kvm-fd", required_argument, NULL, ARG_KVM_FD},
 		{"hugepages", required_argument, NULL, ARG_HUGEPAGES},
 		{"9p", required_argument, NULL, ARG_9P},
+		{"9p-hostvol", required_argument, NULL, ARG_9P_HOSTVOL},
 		{"vsock", required_argument, NULL, ARG_VSOCK},
 		{"net", required_argument, NULL, ARG_NET},
 		{"blk", required_argument, NULL, ARG_BLK},
@@ -225,6 +231,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 			r = vm_config_add_share(&a->cfg, optarg, &reason);
 			if (r < 0)
 				return log_error_errno(r, "--9p '%s': %s", optarg, reason);
+			break;
+		case ARG_9P_HOSTVOL:
+			r = vm_config_add_hostvol(&a->cfg, optarg, &reason);
+			if (r < 0)
+				return log_error_errno(r, "--9p-hostvol '%s': %s", optarg, reason);
 			break;
 		case ARG_VSOCK:
 			r = vm_config_set_vsock(&a->cfg, optarg, &reason);

@@ -2,20 +2,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "agent-client.h"
 #include "agent-io.h"
+#include "cc/beneath.h"
 #include "cc/cleanup.h"
 
 #define HANDSHAKE_MAX 32
@@ -74,51 +73,76 @@ static int client_handshake(int fd, unsigned port, int timeout_ms)
 }
 
 /*
- * The socket at path, as an O_PATH fd: its last component resolved beneath its directory (the
- * pod's cc/), where the jailed VMM can write (cc/vm): a link it plants there must not send
- * the host's root to a host socket. A relative link that stays beneath (cc/vsock -> vm/vsock)
- * is followed; an absolute one, a ".." out of the directory or a /proc magic link is -EXDEV
- * or -ELOOP, and anything but a socket -ENOTSOCK.
+ * The VMM's socket as an O_PATH fd, checked to be a socket, through beneath_open(): a relative
+ * path beneath the cwd (the pod dir), an absolute one beneath its parent directory (the
+ * caller's). No link is followed but one: at the last component, to a relative target, which
+ * is then resolved beneath the link's directory through no link at all (stage1's cc/vsock ->
+ * vm/vsock of a jailed VMM, vmm-jail.h). So a link or a FIFO a compromised VMM plants where it
+ * makes its socket (cc/vsock, or cc/vm/vsock in its jail) cannot point stop or enter at
+ * another host socket: -ELOOP, -EXDEV or -EBADFD. *ret_path: the path of the socket that was
+ * opened (the link resolved), to connect to where there is no /proc.
  */
-static int client_socket_open(const char *path)
+static int vsock_socket_open(const char *path, char **ret_path)
 {
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
-	};
-	_cleanup_close_ int dir_fd = -EBADF, fd = -EBADF;
-	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
-	char dir[PATH_MAX];
-	struct stat st;
-	long r;
+	_cleanup_free_ char *parent = NULL, *dir = NULL;
+	_cleanup_close_ int root_fd = -EBADF, dir_fd = -EBADF;
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path, *rel = path;
+	char target[PATH_MAX];
+	ssize_t n;
+	int fd;
 
-	if (slash && (size_t) (slash - path) >= sizeof(dir))
-		return -ENAMETOOLONG;
-	if (slash) {
-		memcpy(dir, path, (size_t) (slash - path));
-		dir[slash - path] = '\0';
+	if (path[0] == '/') {
+		parent = strndup(path, slash == path ? 1 : (size_t) (slash - path));
+		if (!parent)
+			return -ENOMEM;
+		root_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root_fd < 0)
+			return -errno;
+		rel = name;
 	}
-	dir_fd = open(!slash ? "." : slash == path ? "/" : dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dir_fd < 0)
-		return -errno;
-	do
-		r = syscall(SYS_openat2, dir_fd, name, &how, sizeof(how));
-	while (r < 0 && errno == EAGAIN);
-	if (r < 0)
-		return -errno;
-	fd = (int) r;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISSOCK(st.st_mode))
-		return -ENOTSOCK;
-	return TAKE_FD(fd);
+	fd = beneath_open(root_fd >= 0 ? root_fd : AT_FDCWD, rel, O_PATH, S_IFSOCK);
+	if (fd != -ELOOP) {
+		if (fd >= 0 && !(*ret_path = strdup(path))) {
+			close(fd);
+			return -ENOMEM;
+		}
+		return fd;
+	}
+	/* The link's directory, itself reached through no link. */
+	if (root_fd >= 0)
+		dir_fd = TAKE_FD(root_fd);
+	else {
+		dir = slash ? strndup(path, (size_t) (slash - path)) : strdup(".");
+		if (!dir)
+			return -ENOMEM;
+		dir_fd = beneath_open(AT_FDCWD, dir, O_PATH | O_DIRECTORY, S_IFDIR);
+		if (dir_fd < 0)
+			return dir_fd;
+	}
+	n = readlinkat(dir_fd, name, target, sizeof(target));
+	if (n < 0)
+		return errno == EINVAL ? -ELOOP : -errno; /* the link was in the directory's path */
+	if ((size_t) n >= sizeof(target) || n == 0 || memchr(target, '\0', (size_t) n))
+		return -ELOOP;
+	target[n] = '\0';
+	if (target[0] == '/')
+		return -ELOOP;
+	fd = beneath_open(dir_fd, target, O_PATH, S_IFSOCK);
+	if (fd < 0)
+		return fd;
+	if (asprintf(ret_path, "%.*s%s", slash ? (int) (slash - path + 1) : 0, path, target) < 0) {
+		close(fd);
+		return -ENOMEM;
+	}
+	return fd;
 }
 
 int agent_client_connect(const char *vsock_path, unsigned port, int timeout_ms, int *ret_fd,
 			 char **ret_msg)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	_cleanup_close_ int fd = -EBADF, path_fd = -EBADF;
+	_cleanup_close_ int fd = -EBADF, sock_fd = -EBADF;
+	_cleanup_free_ char *sock_path = NULL;
 	int r;
 
 	*ret_msg = NULL;
@@ -126,19 +150,27 @@ int agent_client_connect(const char *vsock_path, unsigned port, int timeout_ms, 
 		agent_msg(ret_msg, "no vsock socket path");
 		return -EINVAL;
 	}
-	path_fd = client_socket_open(vsock_path);
-	if (path_fd < 0) {
+	sock_fd = vsock_socket_open(vsock_path, &sock_path);
+	if (sock_fd < 0) {
 		agent_msg(ret_msg, "cannot reach the pod's VM through %s: %s", vsock_path,
-			  strerror(-path_fd));
-		return path_fd;
+			  strerror(-sock_fd));
+		return sock_fd;
 	}
-	/* Connect to exactly the inode resolved above. */
-	(void) snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", path_fd);
+	/* That very socket, through its fd; by its path again only where there is no /proc. */
+	(void) snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", sock_fd);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
-		r = -errno;
+	r = RET_NERRNO(connect(fd, (struct sockaddr *) &sa, sizeof(sa)));
+	if (r == -ENOENT && access("/proc/self/fd", F_OK) < 0) {
+		if (strlen(sock_path) >= sizeof(sa.sun_path))
+			r = -ENAMETOOLONG;
+		else {
+			strcpy(sa.sun_path, sock_path);
+			r = RET_NERRNO(connect(fd, (struct sockaddr *) &sa, sizeof(sa)));
+		}
+	}
+	if (r < 0) {
 		agent_msg(ret_msg, "cannot reach the pod's VM through %s: %s", vsock_path,
 			  strerror(-r));
 		return r;

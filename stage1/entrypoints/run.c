@@ -80,6 +80,7 @@ struct run_ctx {
 	char *vmm, *kernel, *image;
 	struct vm_size size;
 	struct volume_plan plan;
+	struct volume_roots roots; /* what run_prepare() mounted, for --9p-hostvol */
 	struct run_net net;
 	char machine_id[STAGE1_MACHINE_ID_STRING_MAX];
 	bool journal_linked;
@@ -94,6 +95,7 @@ static void run_ctx_done(struct run_ctx *c)
 {
 	run_net_done(&c->net);
 	volume_plan_done(&c->plan);
+	volume_roots_done(&c->roots);
 	pod_info_done(&c->info);
 	safe_close(c->pod_fd);
 	free(c->pod_dir);
@@ -355,9 +357,11 @@ static const char *kernel_pages_dir(struct run_ctx *c)
 	return c->kernel_pages_jailed;
 }
 
-static int jail_parent_setup(pid_t pid, void *userdata _unused_)
+static int jail_parent_setup(pid_t pid, void *userdata)
 {
-	return vmm_jail_map(pid);
+	struct run_ctx *c = userdata;
+
+	return vmm_jail_map(pid, &c->jail_cfg);
 }
 
 static int jail_child_setup(void *userdata)
@@ -384,6 +388,8 @@ static int run_vmm(struct run_ctx *c)
 		.nets = (const char *const *) c->net.vmm_nets,
 		.jail = c->jail,
 		.kvm_fd = -1,
+		.hostvols = c->roots.v,
+		.n_hostvols = c->roots.n,
 	};
 	c->jail_cfg = (struct vmm_jail){
 		.pod_dir = c->pod_dir,
@@ -392,6 +398,8 @@ static int run_vmm(struct run_ctx *c)
 		.image = c->image,
 		.kernel_pages_dir = vc.kernel_pages_dir,
 		.caps = VMM_JAIL_CAPS,
+		.hostvols = c->roots.v,
+		.n_hostvols = c->roots.n,
 	};
 	_cleanup_close_ int kvm_fd = -1;
 	int keep_fds[CCNET_NETS_MAX + 1];
@@ -403,6 +411,22 @@ static int run_vmm(struct run_ctx *c)
 	for (size_t i = 0; i < c->net.pod.n_nics; i++)
 		keep_fds[n_keep++] = c->net.tap_fds[i];
 	if (c->jail) {
+		char map[2048];
+
+		/* Every volume owner mappable, before anything starts. */
+		r = vmm_jail_map_build(&c->jail_cfg, false, map, sizeof(map));
+		if (r >= 0)
+			r = vmm_jail_map_build(&c->jail_cfg, true, map, sizeof(map));
+		if (r < 0) {
+			(void) run_error_set(&err, r,
+					     r == -ERANGE
+						     ? "a host volume's root is owned by an id "
+						       "the VMM's jail keeps for the VMM"
+						     : "too many host volume owners for the "
+						       "VMM's jail: %m");
+			run_undo(c);
+			return fail(1, err.msg);
+		}
 		/* The jail has no /dev: the VMM inherits KVM open. */
 		kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 		if (kvm_fd < 0) {
@@ -497,6 +521,7 @@ int main(int argc, char *argv[])
 		.info = &c.info,
 		.flags = &c.flags,
 		.plan = &c.plan,
+		.roots = &c.roots,
 		.metadata_host = c.net.metadata_host[0] ? c.net.metadata_host : NULL,
 		.net_files = c.net.files,
 		.n_net_files = c.net.pod.n_nics,

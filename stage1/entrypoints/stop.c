@@ -25,8 +25,8 @@
 
 #include "agent-client.h"
 #include "agent-proto.h"
+#include "cc/beneath.h"
 #include "cc/cleanup.h"
-#include "cc/fileio.h"
 #include "stage1/flags.h"
 
 #define STOP_VSOCK		"cc/vsock"
@@ -59,7 +59,8 @@ static int read_pid(pid_t *ret)
 	long v;
 	int r;
 
-	r = read_full_file("pid", 64, &s, NULL);
+	/* From the pod dir (the cwd): through no link, a small regular file only. */
+	r = beneath_read(AT_FDCWD, "pid", 64, &s, NULL);
 	if (r < 0)
 		return r;
 	errno = 0;

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cc/beneath.h"
 #include "cc/cleanup.h"
 #include "cc/fileio.h"
 #include "pod-exit.h"
@@ -111,19 +112,21 @@ void pod_exit_decide(int vmm_status, int pod_exit_code, struct pod_exit *ret)
 
 int pod_exit_read(int pod_fd)
 {
-	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
-	int code;
+	int code, r;
 
-	fd = openat(pod_fd, POD_EXIT_PATH, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
-	if (fd < 0)
-		return errno == ENOENT ? -1 : -2;
-	if (read_full_fd(fd, 16, &buf, &len) < 0 || pod_exit_parse(buf, len, &code) < 0)
+	/* The guest's file: a link, a FIFO or a huge file there is malformed, never followed,
+	 * waited on or read whole. */
+	r = beneath_read(pod_fd, POD_EXIT_PATH, POD_EXIT_SIZE_MAX, &buf, &len);
+	if (r < 0)
+		return r == -ENOENT ? -1 : -2;
+	if (pod_exit_parse(buf, len, &code) < 0)
 		return -2;
 	return code;
 }
 
+/* status_fd is the guest's directory: whatever is there under any name is left alone. */
 static int status_write(int status_fd, const char *app, int code)
 {
 	char tmp[NAME_MAX + 1], val[8];
@@ -132,11 +135,15 @@ static int status_write(int status_fd, const char *app, int code)
 
 	if (strlen(app) > NAME_MAX - 16)
 		return -ENAMETOOLONG;
+	if (strchr(app, '/'))
+		return -EINVAL;
 	(void) snprintf(tmp, sizeof(tmp), ".%s.cc-tmp", app);
 	(void) snprintf(val, sizeof(val), "%d", code);
-	fd = openat(status_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	/* A leftover temporary name (or one the guest planted: unlinking follows nothing). */
+	(void) unlinkat(status_fd, tmp, 0);
+	fd = beneath_create(status_fd, tmp, O_WRONLY, 0644);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	r = loop_write(fd, val, strlen(val));
 	if (r >= 0 && fsync(fd) < 0)
 		r = -errno;
@@ -152,9 +159,11 @@ int pod_status_fill(int pod_fd, const struct pod_manifest *pod, int code)
 	int written = 0, first_err = 0;
 
 	assert_return(pod && code >= 0 && code <= 255, -EINVAL);
-	status_fd = openat(pod_fd, POD_STATUS_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* Every component of stage1/rootfs/rkt/status may be the guest's link to a host
+	 * directory: resolved beneath the pod dir, through no link. */
+	status_fd = beneath_open(pod_fd, POD_STATUS_DIR, O_PATH | O_DIRECTORY, S_IFDIR);
 	if (status_fd < 0)
-		return -errno;
+		return status_fd;
 	for (size_t i = 0; i < pod->n_apps; i++) {
 		struct stat st;
 		int r;

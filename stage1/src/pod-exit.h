@@ -24,6 +24,8 @@
 #include "manifest/pod-manifest.h"
 
 #define POD_EXIT_NO_STATUS 1
+/* cc-pod-exit holds at most "255\n"; the host reads no more than this of the guest's file. */
+#define POD_EXIT_SIZE_MAX 16
 
 struct pod_exit {
 	int code;	 /* what run exits with, 0..255 */
@@ -46,13 +48,16 @@ int pod_exit_parse(const char *buf, size_t len, int *ret);
 void pod_exit_decide(int vmm_status, int pod_exit_code, struct pod_exit *ret);
 
 /*
- * Read stage1/rootfs/rkt/cc-pod-exit under the pod dir pod_fd: the code, -1 when missing,
- * -2 when malformed or unreadable.
+ * Read stage1/rootfs/rkt/cc-pod-exit under the pod dir pod_fd (beneath.h: no link followed in
+ * any component, no FIFO opened, at most POD_EXIT_SIZE_MAX bytes): the code, -1 when missing,
+ * -2 when malformed, unreadable or not a regular file.
  */
 int pod_exit_read(int pod_fd);
 
 /*
- * Write code to stage1/rootfs/rkt/status/<app> (atomically: temporary file + rename) for every
- * app of pod that has none. Returns the number written, or the first error (after trying all).
+ * Write code to stage1/rootfs/rkt/status/<app> (atomically: a new temporary file, then a hard
+ * link) for every app of pod that has none. The directory is the guest's: resolved beneath
+ * pod_fd through no link (-ELOOP when a component is one), and no existing name in it is
+ * opened. Returns the number written, or the first error (after trying all).
  */
 int pod_status_fill(int pod_fd, const struct pod_manifest *pod, int code);

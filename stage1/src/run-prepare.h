@@ -4,9 +4,11 @@
 /*
  * The part of `run` that changes things, once every check has passed: a stale
  * stage1/rootfs/rkt/cc-pod-exit is removed, cc/ is created (0700), each app rootfs gets
- * proc sys dev tmp run, the volumes are mounted, and the pod layer is written to cc/layer. On
- * failure the caller removes cc/. The caller has already moved to a private mount namespace
- * (mount_ns_private()) and opened pod_fd after that (see volume_plan_apply()).
+ * proc sys dev tmp run, stage1/rootfs/opt and the apps' overlay upper dirs become 0700 (the
+ * apps' rootfs may hold the guest's setuid programs: root only), the volumes are mounted, and the
+ * pod layer is written to cc/layer. On failure the caller removes cc/. The caller has already moved
+ * to a private mount namespace (mount_ns_private()) and opened pod_fd after that (see
+ * volume_plan_apply()).
  */
 
 #include "pod-load.h"
@@ -14,12 +16,14 @@
 #include "stage1/flags.h"
 #include "stage1/podlayer.h"
 #include "volume-plan.h"
+#include "volume-root.h"
 
 struct run_prepare_params {
 	int pod_fd;
 	const struct pod_info *info;
 	const struct run_flags *flags;
 	const struct volume_plan *plan;
+	struct volume_roots *roots; /* out: the host volumes' roots (volume-root.h) */
 	/* Pod networks (run-net.h): NULL / 0 for --net=none. */
 	const char *metadata_host;
 	const struct podlayer_net_file *net_files;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #include "vmm-argv.h"
 #include "vmm-jail.h"
 
-#define VMM_ARGV_MAX 48
+#define VMM_ARGV_MAX 64
 
 bool vmm_machine_id_valid(const char *s)
 {
@@ -32,7 +33,7 @@ char **vmm_argv_free(char **argv)
 
 struct argv_builder {
 	char **v;
-	size_t n;
+	size_t n, cap; /* cap includes the NULL */
 	int err;
 };
 
@@ -43,7 +44,7 @@ static void add(struct argv_builder *b, const char *fmt, ...)
 
 	if (b->err < 0)
 		return;
-	if (b->n + 1 >= VMM_ARGV_MAX) {
+	if (b->n + 1 >= b->cap) {
 		b->err = -E2BIG;
 		return;
 	}
@@ -154,7 +155,10 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 	r = cmdline_build(c, &cmdline);
 	if (r < 0)
 		return r;
-	v = calloc(VMM_ARGV_MAX, sizeof(char *));
+	if (c->n_hostvols > (SIZE_MAX / sizeof(char *) - VMM_ARGV_MAX) / 2)
+		return -E2BIG;
+	b.cap = VMM_ARGV_MAX + 2 * c->n_hostvols;
+	v = calloc(b.cap, sizeof(char *));
 	if (!v)
 		return -ENOMEM;
 	b.v = v;
@@ -190,28 +194,47 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 		add(&b, "--share-kernel-pages");
 		add(&b, "%s", c->kernel_pages_dir);
 	}
-	if (c->jail) {
-		/* The jail lays the shares out as the stage1 rootfs has them. */
-		add(&b, "--9p");
+	/* The jail lays the shares out as the stage1 rootfs has them; its bind mounts keep the
+	 * host's dev and inode numbers, which --9p-hostvol names. */
+	add(&b, "--9p");
+	if (c->jail)
 		add(&b, "cc-layer:" VMM_JAIL_LAYER ",ro");
-		add(&b, "--9p");
+	else
+		add(&b, "cc-layer:%s/" POD_LAYER_DIR ",ro", d);
+	add(&b, "--9p");
+	if (c->jail)
 		add(&b, "cc-stage2:" VMM_JAIL_STAGE2);
-		add(&b, "--9p");
+	else
+		add(&b, "cc-stage2:%s/" POD_STAGE2_DIR, d);
+	/* Host volumes are bound inside the apps' rootfs: no setuid files, no root's (docs/9p.md).
+	 */
+	for (size_t i = 0; i < c->n_hostvols; i++) {
+		const struct volume_root *h = &c->hostvols[i];
+
+		add(&b, "--9p-hostvol");
+		add(&b, "cc-stage2:%" PRIu64 ":%" PRIu64 ":%" PRIu32 ":%" PRIu32, h->dev, h->ino,
+		    h->uid, h->gid);
+	}
+	/* Reachable by rkt's group (rkt status): the host-volume policy on the whole share. */
+	add(&b, "--9p");
+	if (c->jail)
 		add(&b, "cc-rkt:" VMM_JAIL_RKT);
-		add(&b, "--9p");
+	else
+		add(&b, "cc-rkt:%s/" POD_RKT_DIR, d);
+	add(&b, "--9p-hostvol");
+	add(&b, "cc-rkt");
+	add(&b, "--9p");
+	if (c->jail)
 		add(&b, "cc-journal:" VMM_JAIL_JOURNAL);
+	else
+		add(&b, "cc-journal:%s/" POD_JOURNAL_DIR, d);
+	add(&b, "--9p-hostvol");
+	add(&b, "cc-journal");
+	if (c->jail) {
 		add(&b, "--vsock");
 		add(&b, "%d:" VMM_JAIL_VSOCK, VMM_GUEST_CID);
 		goto nets;
 	}
-	add(&b, "--9p");
-	add(&b, "cc-layer:%s/" POD_LAYER_DIR ",ro", d);
-	add(&b, "--9p");
-	add(&b, "cc-stage2:%s/" POD_STAGE2_DIR, d);
-	add(&b, "--9p");
-	add(&b, "cc-rkt:%s/" POD_RKT_DIR, d);
-	add(&b, "--9p");
-	add(&b, "cc-journal:%s/" POD_JOURNAL_DIR, d);
 	/* The pod's machine (systemd-machined) has the stage1 rootfs as its root, as with nspawn.
 	 */
 	add(&b, "--chroot");

@@ -3,13 +3,17 @@
 
 /*
  * The cc-vmm command line of a pod (docs/stage1.md, "Lifecycle"): kernel, DAX guest image,
- * size, rng, the three 9p shares (pod layer read-only, the apps' rootfs, rkt's status dir),
+ * size, rng, the three 9p shares (pod layer read-only, the apps' rootfs, rkt's status dir)
+ * and the host volumes inside the apps' rootfs share (--9p-hostvol),
  * vsock, one virtio-net per pod NIC (tap fds), and the guest kernel command line (quiet unless
  * debug, plus $RKT_HYPERVISOR_EXTRA_KERNEL_PARAMS).
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "volume-root.h"
 
 /* cc-vmm's limit on the vsock socket path (sun_path minus the "_<port>" suffixes). */
 #define VMM_VSOCK_PATH_MAX 96
@@ -35,6 +39,9 @@ struct vmm_config {
 	 */
 	bool jail;
 	int kvm_fd;
+	/* The host volumes' roots in the cc-stage2 share: one --9p-hostvol each. */
+	const struct volume_root *hostvols;
+	size_t n_hostvols;
 };
 
 /* Whether s is a machine ID: 32 lower-case hex digits. */

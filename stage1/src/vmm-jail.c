@@ -29,15 +29,51 @@ struct jail_bind {
 	bool dir, ro;
 };
 
-static int jail_map_write(pid_t child, const char *file, unsigned host_id)
+int vmm_jail_map_build(const struct vmm_jail *j, bool gid, char *buf, size_t size)
 {
-	char path[64], map[96];
+	uint32_t seen[VMM_JAIL_EXTRA_IDS_MAX];
+	size_t n_seen = 0, len;
+	int n;
+
+	n = snprintf(buf, size, "0 0 %u\n%u %u 1\n", VMM_JAIL_NS_ID, VMM_JAIL_NS_ID,
+		     VMM_JAIL_HOST_ID);
+	if (n < 0 || (size_t) n >= size)
+		return -E2BIG;
+	len = (size_t) n;
+	for (size_t i = 0; i < j->n_hostvols; i++) {
+		uint32_t id = gid ? j->hostvols[i].gid : j->hostvols[i].uid;
+		bool dup = false;
+
+		if (id < VMM_JAIL_NS_ID)
+			continue;
+		if (id == VMM_JAIL_NS_ID || id == VMM_JAIL_HOST_ID)
+			return -ERANGE;
+		for (size_t k = 0; k < n_seen && !dup; k++)
+			dup = seen[k] == id;
+		if (dup)
+			continue;
+		if (n_seen >= VMM_JAIL_EXTRA_IDS_MAX)
+			return -E2BIG;
+		seen[n_seen++] = id;
+		n = snprintf(buf + len, size - len, "%u %u 1\n", id, id);
+		if (n < 0 || (size_t) n >= size - len)
+			return -E2BIG;
+		len += (size_t) n;
+	}
+	return (int) len;
+}
+
+static int jail_map_write(pid_t child, const struct vmm_jail *j, bool gid)
+{
+	char path[64], map[2048];
 	_cleanup_close_ int fd = -1;
 	int n;
 
-	(void) snprintf(path, sizeof(path), "/proc/%d/%s", (int) child, file);
-	n = snprintf(map, sizeof(map), "0 0 %u\n%u %u 1\n", VMM_JAIL_NS_ID, VMM_JAIL_NS_ID,
-		     host_id);
+	n = vmm_jail_map_build(j, gid, map, sizeof(map));
+	if (n < 0)
+		return n;
+	(void) snprintf(path, sizeof(path), "/proc/%d/%s", (int) child,
+			gid ? "gid_map" : "uid_map");
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -47,11 +83,11 @@ static int jail_map_write(pid_t child, const char *file, unsigned host_id)
 	return 0;
 }
 
-int vmm_jail_map(pid_t child)
+int vmm_jail_map(pid_t child, const struct vmm_jail *j)
 {
-	int r = jail_map_write(child, "uid_map", VMM_JAIL_HOST_ID);
+	int r = jail_map_write(child, j, false);
 
-	return r < 0 ? r : jail_map_write(child, "gid_map", VMM_JAIL_HOST_ID);
+	return r < 0 ? r : jail_map_write(child, j, true);
 }
 
 /* mkdir -p of an absolute path beneath root_fd (the fresh tmpfs: nothing to resolve). */

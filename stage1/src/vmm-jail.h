@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "volume-root.h"
+
 #define VMM_JAIL_CLONE_FLAGS \
 	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
 /* The VMM's uid and gid on the host: 0x7ff00000, in the range systemd leaves unused. */
@@ -62,10 +64,25 @@ struct vmm_jail {
 	/* Bound read-write at the same path, or NULL (docs/vmm.md, "Kernel pages shared"). */
 	const char *kernel_pages_dir;
 	uint64_t caps; /* what the VMM keeps across exec (1 << CAP_*), for its own sandbox */
+	/* The host volumes' roots (--9p-hostvol): an owner above the identity-mapped ids is
+	 * mapped as it is too, so that the VMM can give it guest root's files there. */
+	const struct volume_root *hostvols;
+	size_t n_hostvols;
 };
 
+/* At most this many ids of volume owners beyond 0..VMM_JAIL_NS_ID-1 (the map fits a page). */
+#define VMM_JAIL_EXTRA_IDS_MAX 64
+
+/*
+ * The uid map (gid false) or gid map of j's VMM into buf: "0 0 65536", the VMM's own id, and one
+ * line per volume owner beyond them. Returns its length; -ERANGE for a volume owned by the
+ * VMM's own id on the host or in its namespace (which the map cannot give that owner), -E2BIG
+ * beyond VMM_JAIL_EXTRA_IDS_MAX owners or size.
+ */
+int vmm_jail_map_build(const struct vmm_jail *j, bool gid, char *buf, size_t size);
+
 /* run: the child's uid and gid maps, before it goes on. */
-int vmm_jail_map(pid_t child);
+int vmm_jail_map(pid_t child, const struct vmm_jail *j);
 
 /* In the child, once mapped: build the jail, enter it and become the VMM's uid/gid. */
 int vmm_jail_enter(const struct vmm_jail *j);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cc/beneath.h"
 #include "cc/cleanup.h"
-#include "cc/fileio.h"
 #include "pod-paths.h"
 #include "vmm-jail.h"
 #include "vmm-reap.h"
@@ -58,29 +57,23 @@ static int proc_dir_is(pid_t pid, const char *link, int fd)
 
 /*
  * Jailed (vmm-jail.h), the VMM's root is a tmpfs of its own, whose VMM_JAIL_VM_DIR is this pod's
- * POD_VM_DIR. Resolved beneath that root without following links: the VMM is not trusted.
+ * POD_VM_DIR. Resolved beneath that root through no link: the VMM is not trusted.
  */
 static int proc_jail_is(pid_t pid, int dir_fd)
 {
-	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
 	_cleanup_close_ int root_fd = -1, vm_fd = -1, pod_vm_fd = -1;
 	char path[64];
-	long fd;
 
 	(void) snprintf(path, sizeof(path), "/proc/%d/root", (int) pid);
 	root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root_fd < 0)
 		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
-	fd = syscall(SYS_openat2, root_fd, VMM_JAIL_VM_DIR + 1, &how, sizeof(how));
-	if (fd < 0)
+	vm_fd = beneath_open(root_fd, VMM_JAIL_VM_DIR + 1, O_PATH | O_DIRECTORY, S_IFDIR);
+	if (vm_fd < 0)
 		return 0;
-	vm_fd = (int) fd;
-	pod_vm_fd = openat(dir_fd, POD_VM_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	pod_vm_fd = beneath_open(dir_fd, POD_VM_DIR, O_PATH | O_DIRECTORY, S_IFDIR);
 	if (pod_vm_fd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return pod_vm_fd == -ENOENT ? 0 : pod_vm_fd;
 	(void) snprintf(path, sizeof(path), "/proc/self/fd/%d", vm_fd);
 	return proc_dir_is_path(path, pod_vm_fd);
 }
@@ -98,8 +91,9 @@ int vmm_process_matches(pid_t pid, int dir_fd)
 	r = proc_jail_is(pid, dir_fd);
 	if (r != 0)
 		return r;
-	/* Sandboxed, the VMM's root and cwd are the pod's stage1 rootfs (cc-vmm --chroot). */
-	root_fd = openat(dir_fd, POD_STAGE1_ROOTFS, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* Sandboxed, the VMM's root and cwd are the pod's stage1 rootfs (cc-vmm --chroot): the
+	 * VMM's own tree, so reached through no link. */
+	root_fd = beneath_open(dir_fd, POD_STAGE1_ROOTFS, O_PATH | O_DIRECTORY, S_IFDIR);
 	if (root_fd >= 0) {
 		r = proc_dir_is(pid, "root", root_fd);
 		if (r != 0)
@@ -110,16 +104,16 @@ int vmm_process_matches(pid_t pid, int dir_fd)
 
 static int pid_file_read(int pod_fd, pid_t *ret)
 {
-	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
 	char *end;
 	long v;
 	int r;
 
-	fd = openat(pod_fd, POD_PID_PATH, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	r = read_full_fd(fd, 32, &buf, NULL);
+	/* Run writes it, but a compromised VMM holds a pod dir fd: a link, FIFO, directory or
+	 * big file there is malformed, never followed, waited on or read whole. */
+	r = beneath_read(pod_fd, POD_PID_PATH, 32, &buf, NULL);
+	if (r == -ELOOP || r == -EBADFD || r == -EISDIR || r == -EFBIG)
+		return -EBADMSG;
 	if (r < 0)
 		return r;
 	errno = 0;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -87,8 +88,36 @@ static int bind_attach(int source_fd, int target_fd, bool recursive, bool read_o
 				     MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH));
 }
 
-static int mount_one(const struct volume_mount *m, int pod_fd, int volumes_fd, run_warn_fn warn,
-		     void *userdata, struct run_error *err)
+void volume_roots_done(struct volume_roots *r)
+{
+	if (!r)
+		return;
+	free(r->v);
+	*r = (struct volume_roots){};
+}
+
+/* Remember the host source source_fd as a volume root (once per inode). */
+static int volume_roots_add(struct volume_roots *roots, int source_fd)
+{
+	struct volume_root *v;
+	struct stat st;
+
+	if (fstat(source_fd, &st) < 0)
+		return -errno;
+	for (size_t i = 0; i < roots->n; i++)
+		if (roots->v[i].dev == st.st_dev && roots->v[i].ino == st.st_ino)
+			return 0;
+	v = reallocarray(roots->v, roots->n + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	roots->v = v;
+	v[roots->n++] = (struct volume_root){st.st_dev, st.st_ino, st.st_uid, st.st_gid};
+	return 0;
+}
+
+static int mount_one(const struct volume_mount *m, int pod_fd, int volumes_fd,
+		     struct volume_roots *roots, run_warn_fn warn, void *userdata,
+		     struct run_error *err)
 {
 	_cleanup_close_ int rootfs_fd = -1, source_fd = -1, target_fd = -1;
 	char rootfs[PATH_MAX];
@@ -117,6 +146,16 @@ static int mount_one(const struct volume_mount *m, int pod_fd, int volumes_fd, r
 	if (flags & ROOT_PATH_NOT_EMPTY)
 		run_warn(warn, userdata, "app %s: volume %s hides the contents of %s", m->app,
 			 m->volume, m->target);
+	/*
+	 * Before it is reachable: a host volume's root, for the 9p server's host-volume policy.
+	 * Empty volumes (cc/volumes, 0700, root's) keep passthrough like the app rootfs.
+	 */
+	if (!m->empty) {
+		r = volume_roots_add(roots, source_fd);
+		if (r < 0)
+			return run_error_set(err, r, "volume %s: source %s: %m", m->volume,
+					     m->source);
+	}
 	r = bind_attach(source_fd, target_fd, m->recursive, m->read_only);
 	if (r == -ENOSYS)
 		return run_error_set(err, r, "volumes need Linux >= 5.12 (openat2, open_tree)");
@@ -126,13 +165,13 @@ static int mount_one(const struct volume_mount *m, int pod_fd, int volumes_fd, r
 	return 0;
 }
 
-int volume_plan_apply(const struct volume_plan *plan, int pod_fd, run_warn_fn warn, void *userdata,
-		      struct run_error *reterr_error)
+int volume_plan_apply(const struct volume_plan *plan, int pod_fd, struct volume_roots *roots,
+		      run_warn_fn warn, void *userdata, struct run_error *reterr_error)
 {
 	_cleanup_close_ int volumes_fd = -1;
 	int r;
 
-	assert_return(plan, -EINVAL);
+	assert_return(plan && roots, -EINVAL);
 	if (plan->n_mounts == 0)
 		return 0;
 	if (plan->n_empties > 0) {
@@ -151,7 +190,8 @@ int volume_plan_apply(const struct volume_plan *plan, int pod_fd, run_warn_fn wa
 					     plan->empties[i].name);
 	}
 	for (size_t i = 0; i < plan->n_mounts; i++) {
-		r = mount_one(&plan->mounts[i], pod_fd, volumes_fd, warn, userdata, reterr_error);
+		r = mount_one(&plan->mounts[i], pod_fd, volumes_fd, roots, warn, userdata,
+			      reterr_error);
 		if (r < 0)
 			return r;
 	}

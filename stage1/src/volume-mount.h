@@ -12,6 +12,7 @@
 
 #include "run-error.h"
 #include "volume-plan.h"
+#include "volume-root.h"
 
 /*
  * unshare(CLONE_NEWNS) and make every mount a slave: nothing made afterwards propagates back
@@ -30,6 +31,8 @@ int app_rootfs_prepare(int rootfs_fd);
  * Apply plan under the pod dir pod_fd, which must have been opened in the current mount
  * namespace (after mount_ns_private()): a target reached from an fd of another namespace
  * cannot be mounted on (-EINVAL). Warnings (hidden contents, replaced files) go to warn.
+ * The root of every host volume mounted is added to roots (volume-root.h), even on failure;
+ * the caller frees it with volume_roots_done().
  */
-int volume_plan_apply(const struct volume_plan *plan, int pod_fd, run_warn_fn warn, void *userdata,
-		      struct run_error *reterr_error);
+int volume_plan_apply(const struct volume_plan *plan, int pod_fd, struct volume_roots *roots,
+		      run_warn_fn warn, void *userdata, struct run_error *reterr_error);

@@ -15,6 +15,9 @@
  *   write=PATH:TEXT  append=PATH:TEXT          write (truncate) or append TEXT and a newline
  *   read=PATH                                  print the file's lines
  *   stat=PATH                                  print mode, uid and gid
+ *   chown=PATH:UID:GID  chmod=PATH:OCTAL       change owner or mode: ok or errno
+ *   mknod=PATH:c|b|p                           make a char (1:3) or block (7:0) device or a
+ *                                              FIFO, mode 0666: ok or errno
  *   wait=PATH                                  wait up to 60 s for PATH to exist
  *   stdin                                      read one line: "stdin tty=0|1 line=LINE"
  *                                              ("stdin tty=0|1 eof" at end of input)
@@ -27,6 +30,8 @@
  *   serve=PORT[:N]  connect=IP:PORT            TCP server and client (cc-testapp-tcp.c)
  *   mds=PATH  mds-serve=PORT:TOKEN:N           metadata service client and stand-in (same)
  *   recv=PORT  send=IP:PORT:MB                 bulk TCP transfer, timed (cc-testapp-bulk.c)
+ *   setns=PID  symlink=TARGET:LINK             the hostile guest (cc-testapp-hostile.c): join
+ *   rmdir=PATH  mkfifo=PATH                    PID's mount namespace, make links and FIFOs
  *
  * A failed step prints its errno name (e.g. "write /ro/x errno=EROFS") and goes on.
  */
@@ -40,6 +45,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -189,6 +195,84 @@ static void step_stat(const char *path)
 		testapp_say("stat %s mode=%04o uid=%u gid=%u", path,
 			    (unsigned) (st.st_mode & 07777), (unsigned) st.st_uid,
 			    (unsigned) st.st_gid);
+}
+
+/* "PATH:REST": the path into buf, REST returned; NULL (and a line said) if malformed. */
+static const char *split_path(const char *step, const char *arg, char *buf, size_t size)
+{
+	const char *colon = strchr(arg, ':');
+
+	if (!colon || (size_t) (colon - arg) >= size) {
+		testapp_say("bad step argument %s=%s", step, arg);
+		return NULL;
+	}
+	memcpy(buf, arg, (size_t) (colon - arg));
+	buf[colon - arg] = '\0';
+	return colon + 1;
+}
+
+static void step_chown(const char *arg)
+{
+	unsigned uid, gid;
+	char path[1024];
+	const char *ids = split_path("chown", arg, path, sizeof(path));
+
+	if (!ids)
+		return;
+	if (sscanf(ids, "%u:%u", &uid, &gid) != 2) {
+		testapp_say("bad step argument chown=%s", arg);
+		return;
+	}
+	if (chown(path, uid, gid) < 0)
+		testapp_say("chown %s %s errno=%s", path, ids, testapp_errno_name(errno));
+	else
+		testapp_say("chown %s %s ok", path, ids);
+}
+
+static void step_chmod(const char *arg)
+{
+	char path[1024], *end;
+	const char *m = split_path("chmod", arg, path, sizeof(path));
+	unsigned long mode;
+
+	if (!m)
+		return;
+	mode = strtoul(m, &end, 8);
+	if (!*m || *end || mode > 07777) {
+		testapp_say("bad step argument chmod=%s", arg);
+		return;
+	}
+	if (chmod(path, (mode_t) mode) < 0)
+		testapp_say("chmod %s %s errno=%s", path, m, testapp_errno_name(errno));
+	else
+		testapp_say("chmod %s %s ok", path, m);
+}
+
+static void step_mknod(const char *arg)
+{
+	char path[1024];
+	const char *t = split_path("mknod", arg, path, sizeof(path));
+	mode_t type;
+	dev_t dev = 0;
+
+	if (!t)
+		return;
+	if (strcmp(t, "c") == 0) {
+		type = S_IFCHR;
+		dev = makedev(1, 3);
+	} else if (strcmp(t, "b") == 0) {
+		type = S_IFBLK;
+		dev = makedev(7, 0);
+	} else if (strcmp(t, "p") == 0) {
+		type = S_IFIFO;
+	} else {
+		testapp_say("bad step argument mknod=%s", arg);
+		return;
+	}
+	if (mknod(path, type | 0666, dev) < 0)
+		testapp_say("mknod %s errno=%s", path, testapp_errno_name(errno));
+	else
+		testapp_say("mknod %s ok", path);
 }
 
 static void step_wait(const char *path)
@@ -368,6 +452,12 @@ static int step(const char *s)
 		step_stat(arg);
 	else if (strncmp(s, "wait=", 5) == 0)
 		step_wait(arg);
+	else if (strncmp(s, "chown=", 6) == 0)
+		step_chown(arg);
+	else if (strncmp(s, "chmod=", 6) == 0)
+		step_chmod(arg);
+	else if (strncmp(s, "mknod=", 6) == 0)
+		step_mknod(arg);
 	else if (strncmp(s, "syscall=", 8) == 0)
 		step_syscall(arg);
 	else if (strncmp(s, "kill=", 5) == 0)
@@ -388,6 +478,14 @@ static int step(const char *s)
 		testapp_step_recv(arg);
 	else if (strncmp(s, "send=", 5) == 0)
 		testapp_step_send(arg);
+	else if (strncmp(s, "setns=", 6) == 0)
+		testapp_step_setns(arg);
+	else if (strncmp(s, "symlink=", 8) == 0)
+		testapp_step_symlink(arg);
+	else if (strncmp(s, "rmdir=", 6) == 0)
+		testapp_step_rmdir(arg);
+	else if (strncmp(s, "mkfifo=", 7) == 0)
+		testapp_step_mkfifo(arg);
 	else
 		testapp_say("unknown step %s", s);
 	return -1;

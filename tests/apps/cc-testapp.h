@@ -27,3 +27,9 @@ void testapp_step_mds_serve(const char *arg);
 /* cc-testapp-bulk.c */
 void testapp_step_recv(const char *arg);
 void testapp_step_send(const char *arg);
+
+/* cc-testapp-hostile.c */
+void testapp_step_setns(const char *arg);
+void testapp_step_symlink(const char *arg);
+void testapp_step_rmdir(const char *path);
+void testapp_step_mkfifo(const char *path);

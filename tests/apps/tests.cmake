@@ -4,7 +4,7 @@
 # manifest of tests/apps/manifests/, as build/apps/<name>.aci. The e2e tests of
 # tests/e2e/stage1 and ci/demo run them in pods through cc-stage0.
 add_executable(cc-testapp ${CMAKE_CURRENT_LIST_DIR}/cc-testapp.c ${CMAKE_CURRENT_LIST_DIR}/cc-testapp-tcp.c
-  ${CMAKE_CURRENT_LIST_DIR}/cc-testapp-bulk.c)
+  ${CMAKE_CURRENT_LIST_DIR}/cc-testapp-bulk.c ${CMAKE_CURRENT_LIST_DIR}/cc-testapp-hostile.c)
 
 # It runs inside the app's own rootfs, which has no libc: static. Sanitizer runtimes cannot
 # be linked statically, so sanitized builds build the program but no images.

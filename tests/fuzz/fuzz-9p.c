@@ -5,10 +5,16 @@
  * Input: concatenated messages, each taken as its own size[4] field says (clamped to what is
  * left, at least 1 byte), so the fuzzer can make both well-formed sequences and lying sizes.
  * Each run starts versioned and attached (fid 0 is the root), over a small tree that has
- * symlinks pointing out of the export. Oracle besides the sanitizers: a canary file next to the
- * export must be untouched afterwards, and nothing else may appear next to it.
+ * symlinks pointing out of the export. Oracles besides the sanitizers: a canary file next to the
+ * export must be untouched afterwards, and nothing else may appear next to it; after every
+ * message the server holds no more than its budget (fids, host descriptors, xattr bytes), the
+ * process's real descriptors match what it accounts, and a new session gives it all back.
+ * "dir" is a host volume (docs/9p.md, "Host volumes") owned by FUZZ_VOL_ID: afterwards nothing
+ * beneath it may be setuid or setgid (but a directory's setgid), a device, or root's unless it
+ * was there before; and no device node anywhere in the export.
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -21,6 +27,14 @@
 #include "9p/9p.h"
 
 #define FUZZ_MAX_MSGS 256
+#define FUZZ_VOL_ID   1234u
+
+/* Small budgets, so that inputs reach them: fds below 2 x fids, xattrs of 4 full values. */
+static const struct p9_limits fuzz_limits = {
+	.max_fids = 64,
+	.max_fds = 48,
+	.max_xattr_bytes = 256 * 1024,
+};
 
 static uint8_t *resp;
 
@@ -99,12 +113,70 @@ static void check_canary(const char *top)
 		abort();
 }
 
+static unsigned count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	unsigned n = 0;
+
+	if (!d)
+		abort();
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* What the server holds is within its budget, and consistent. */
+static void check_budget(struct p9_server *srv)
+{
+	struct p9_usage u;
+
+	p9_server_get_usage(srv, &u);
+	if (u.fids > fuzz_limits.max_fids || u.fds > fuzz_limits.max_fds ||
+	    u.fds != u.nodes + u.open_files || u.nodes < 1 ||
+	    u.xattr_bytes > fuzz_limits.max_xattr_bytes)
+		abort();
+}
+
+/* The nodes that were in the volume before the session (root's when the fuzzer is). */
+static const char *const vol_initial[] = {"dir", "dir/inner", "dir/updir"};
+static ino_t vol_inodes[3];
+static char vol_path[4096]; /* where the volume root is now (the guest may rename it) */
+
+static int find_vol(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void) flag;
+	(void) ftw;
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		abort(); /* no device anywhere */
+	if (S_ISDIR(st->st_mode) && st->st_ino == vol_inodes[0])
+		snprintf(vol_path, sizeof(vol_path), "%s", path);
+	return 0;
+}
+
+static int check_vol_node(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	bool initial = false;
+
+	(void) path;
+	(void) flag;
+	(void) ftw;
+	for (size_t i = 0; i < sizeof(vol_inodes) / sizeof(vol_inodes[0]); i++)
+		initial |= st->st_ino == vol_inodes[i];
+	if ((st->st_mode & S_ISUID) || ((st->st_mode & S_ISGID) && !S_ISDIR(st->st_mode)))
+		abort();
+	if ((st->st_uid == 0 || st->st_gid == 0) && !initial)
+		abort();
+	return 0;
+}
+
 static void send_msg(struct p9_server *srv, const void *msg, size_t len)
 {
 	size_t n = p9_server_handle(srv, msg, len, resp, P9_MSIZE_MAX);
 
 	if (n > P9_MSIZE_MAX)
 		abort();
+	check_budget(srv);
 }
 
 static void start_session(struct p9_server *srv)
@@ -135,7 +207,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* tmpfs when there is one: Tfsync there costs nothing. */
 	char top[] = "/dev/shm/fuzz-9p-XXXXXX", export[64];
 	struct p9_server *srv = NULL;
-	unsigned n_msgs = 0;
+	unsigned n_msgs = 0, fds_base;
+	struct p9_usage u;
 
 	if (!resp) {
 		resp = malloc(P9_MSIZE_MAX);
@@ -150,7 +223,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	make_tree(top, export);
 	if (p9_server_new(export, data[0 % (size ? size : 1)] == 'R' && size, &srv) < 0)
 		abort();
-	p9_server_set_max_fids(srv, 64);
+	{
+		char p[128];
+		struct stat st;
+
+		for (size_t i = sizeof(vol_initial) / sizeof(vol_initial[0]); i-- > 0;) {
+			snprintf(p, sizeof(p), "%s/%s", export, vol_initial[i]);
+			if (lstat(p, &st) < 0)
+				abort();
+			vol_inodes[i] = st.st_ino;
+		}
+		/* st is dir's now */
+		if (p9_server_add_hostvol(srv, &(struct p9_hostvol){st.st_dev, st.st_ino,
+								    FUZZ_VOL_ID, FUZZ_VOL_ID}) < 0)
+			abort();
+	}
+	p9_server_set_limits(srv, &fuzz_limits);
+	fds_base = count_fds(); /* the export root's node and the backend's descriptors */
 	start_session(srv);
 	while (size > 0 && n_msgs++ < FUZZ_MAX_MSGS) {
 		size_t len = size;
@@ -164,8 +253,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		data += len;
 		size -= len;
 	}
+	/* Every accounted descriptor is a real one, and none is missing from the account. */
+	p9_server_get_usage(srv, &u);
+	if (count_fds() - fds_base != u.fds - 1)
+		abort();
+	/* A reset (as a new session or a device reset does) gives everything back. */
+	p9_server_reset(srv);
+	p9_server_get_usage(srv, &u);
+	if (u.fids || u.nodes != 1 || u.open_files || u.xattr_bytes || count_fds() != fds_base)
+		abort();
 	p9_server_free(srv);
 	check_canary(top);
+	vol_path[0] = '\0';
+	if (nftw(export, find_vol, 16, FTW_PHYS) < 0)
+		abort();
+	if (vol_path[0] && nftw(vol_path, check_vol_node, 16, FTW_PHYS) < 0)
+		abort();
 	(void) nftw(top, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return 0;
 }

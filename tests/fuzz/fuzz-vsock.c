@@ -8,7 +8,9 @@
  *   1 packet   [op][src][dst][len][flags][buf_alloc be16][fwd_cnt be16] + len payload bytes:
  *              a well-formed header with ports picked from small sets, so that connections
  *              really open (dst 1 has a host listener, guest port 7 answers host clients)
- *              and the state machine gets deep
+ *              and the state machine gets deep; len 255 means a 64 KiB payload of the next
+ *              byte repeated, which fills host sockets that do not read (their owners here
+ *              never do), so guest -> host rings and their budget are reached
  *   2 rx       [size]: the guest offers an rx buffer of size * 8 bytes (some below a header)
  *   3 host     [k][what][n] + n bytes: accepted host socket k writes, half-closes or closes
  *   4 client   [n] + n bytes: a host client connects to the muxer's socket and writes them
@@ -16,7 +18,9 @@
  *   6 expire   [seconds]: apply timeouts as of now + seconds
  *   7 reset    device reset
  * Every packet the muxer emits is checked (addresses, length within the buffer, payload
- * within credit bounds); the step count and all loops are bounded.
+ * within credit bounds); the step count and all loops are bounded. After every step the muxer
+ * holds no more than its budget (small here: connections, one guest -> host ring), and a
+ * device reset gives all of it back.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -36,6 +40,11 @@
 #define MAX_HOST   16
 #define MAX_STEPS  256
 #define RX_BUF_MAX (VSOCK_HDR_SIZE + 2048)
+
+static const struct vsock_mux_limits fuzz_limits = {
+	.max_conns = 6,
+	.max_buf_bytes = VSOCK_CONN_BUF_SIZE,
+};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -129,7 +138,20 @@ static void fuzz_send(struct fuzz_state *s, const struct iovec *iov, unsigned n,
 		vsock_mux_send(s->mux, &h, iov, n, VSOCK_HDR_SIZE);
 	else if (vsock_pkt_error_wants_rst(r))
 		vsock_mux_send_rst(s->mux, &h);
-	fuzz_check(vsock_mux_n_conns(s->mux) <= VSOCK_MUX_MAX_CONNS, "connection cap");
+}
+
+/* What the muxer holds is within its budget. */
+static void check_budget(struct fuzz_state *s)
+{
+	struct vsock_mux_usage u;
+
+	vsock_mux_get_usage(s->mux, &u);
+	fuzz_check(u.conns <= fuzz_limits.max_conns && u.conns == vsock_mux_n_conns(s->mux),
+		   "connection budget");
+	fuzz_check(u.handshakes <= VSOCK_MUX_MAX_HANDSHAKES, "handshake cap");
+	fuzz_check(u.buf_bytes <= fuzz_limits.max_buf_bytes &&
+			   u.buf_bytes % VSOCK_CONN_BUF_SIZE == 0,
+		   "buffer budget");
 }
 
 static void step_raw(struct fuzz_state *s)
@@ -161,7 +183,15 @@ static void step_packet(struct fuzz_state *s)
 	h.buf_alloc = (uint32_t) take_u8(s) << 8 | take_u8(s);
 	h.buf_alloc <<= 4;
 	h.fwd_cnt = (uint32_t) take_u8(s) << 8 | take_u8(s);
-	payload = take_bytes(s, &len);
+	if (len == 255) {
+		static uint8_t bulk[VSOCK_PKT_MAX_PAYLOAD];
+
+		memset(bulk, take_u8(s), sizeof(bulk));
+		payload = bulk;
+		len = sizeof(bulk);
+	} else {
+		payload = take_bytes(s, &len);
+	}
 	h.len = (uint32_t) len;
 	vsock_hdr_encode(&h, raw);
 	{
@@ -274,6 +304,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		s.host[i] = -1;
 	if (vsock_mux_new(CID, fuzz_uds, &s.mux) < 0)
 		abort();
+	vsock_mux_set_limits(s.mux, &fuzz_limits);
 	for (unsigned step = 0; step < MAX_STEPS && s.left > 0; step++) {
 		switch (take_u8(&s) % 8) {
 		case 0:
@@ -301,6 +332,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			vsock_mux_reset(s.mux);
 			break;
 		}
+		check_budget(&s);
+	}
+	/* A device reset gives every connection and ring back. */
+	vsock_mux_reset(s.mux);
+	{
+		struct vsock_mux_usage u;
+
+		vsock_mux_get_usage(s.mux, &u);
+		fuzz_check(u.conns == 0 && u.buf_bytes == 0, "budget returned on reset");
 	}
 	s.mux = vsock_mux_free(s.mux);
 	for (unsigned i = 0; i < MAX_HOST; i++)

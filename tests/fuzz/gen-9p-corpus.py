@@ -71,6 +71,14 @@ SEEDS = {
     + msg(104, u32(0) + u32(0xffffffff) + s("u") + s("") + u32(1000)) + walk(0, 1, "dir"),
     "malformed": b"\x05\x00\x00\x00\x6e" + struct.pack("<IBH", 200, 110, 1) + u32(0)
     + struct.pack("<IBH", 11, 250, 2) + u32(0) + walk(0, 1, "a/b", ".", "") + msg(108, u16(1)),
+    # dir is a host volume: setuid, root's and device files must not reach it (docs/9p.md).
+    "hostvol-setuid": walk(0, 1, "dir") + msg(14, u32(1) + s("s") + u32(2) + u32(0o4755) + u32(0))
+    + msg(26, u32(1) + u32(0x6) + u32(0) + u32(0) + u32(0) + u64(0) * 5)
+    + msg(26, u32(1) + u32(0x1) + u32(0o6755) + u32(0) + u32(0) + u64(0) * 5)
+    + walk(0, 2, "dir") + msg(18, u32(2) + s("c") + u32(0o20666) + u32(1) + u32(3) + u32(0))
+    + msg(72, u32(2) + s("d") + u32(0o6775) + u32(0)) + walk(0, 3, "file")
+    + msg(26, u32(3) + u32(0x1) + u32(0o4755) + u32(0) + u32(0) + u64(0) * 5)
+    + msg(70, u32(2) + u32(3) + s("hl")) + msg(74, u32(0) + s("file") + u32(2) + s("f")),
 }
 
 

@@ -6,17 +6,22 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cc/beneath.h"
 #include "cc/cleanup.h"
 #include "cc/fileio.h"
 #include "cc/log.h"
 #include "manifest/pod-manifest.h"
 #include "stage0.h"
+
+/* An exit code and a newline; more is not a status file. */
+#define STATUS_SIZE_MAX 64
 
 /* rkt's "2006-01-02 15:04:05.999 -0700 MST" in UTC: milliseconds without trailing zeros. */
 static void time_print(const char *key, const struct timespec *ts)
@@ -81,6 +86,11 @@ static int app_names(const char *pod, struct strv *names, char ***owned, size_t 
 	return 0;
 }
 
+/*
+ * rkt/status under the pod dir, as a path relative to it. Every file there is the guest's
+ * (a read-write 9p share): it is opened beneath the pod dir through no link, and only regular
+ * files of at most STATUS_SIZE_MAX bytes are read (cc/beneath.h).
+ */
 static int status_dir(const char *pod, char **ret)
 {
 	_cleanup_free_ char *marker = NULL, *idfile = NULL, *id = NULL;
@@ -90,9 +100,35 @@ static int status_dir(const char *pod, char **ret)
 		return -ENOMEM;
 	if (access(marker, F_OK) == 0 && read_full_file(idfile, 4096, &id, NULL) >= 0) {
 		id[strcspn(id, "\n")] = '\0';
-		return asprintf(ret, "%s/overlay/%s/upper/rkt/status", pod, id) < 0 ? -ENOMEM : 0;
+		return asprintf(ret, "overlay/%s/upper/rkt/status", id) < 0 ? -ENOMEM : 0;
 	}
-	return asprintf(ret, "%s/stage1/rootfs/rkt/status", pod) < 0 ? -ENOMEM : 0;
+	return asprintf(ret, "stage1/rootfs/rkt/status") < 0 ? -ENOMEM : 0;
+}
+
+/* Print app-<name>=<code> for each app whose status file is a small regular file. */
+static void app_codes_print(const char *pod, const char *sdir, const struct strv *names)
+{
+	_cleanup_close_ int pod_fd = -1, dir_fd = -1;
+
+	pod_fd = open(pod, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pod_fd >= 0)
+		dir_fd = beneath_open(pod_fd, sdir, O_PATH | O_DIRECTORY, S_IFDIR);
+	if (dir_fd < 0) {
+		log_debug_errno(pod_fd < 0 ? -errno : dir_fd, "%s/%s: %m", pod, sdir);
+		return;
+	}
+	for (size_t i = 0; i < names->n; i++) {
+		_cleanup_free_ char *code = NULL;
+		int r;
+
+		r = beneath_read(dir_fd, names->v[i], STATUS_SIZE_MAX, &code, NULL);
+		if (r < 0) {
+			log_debug_errno(r, "%s/%s/%s: %m", pod, sdir, names->v[i]);
+			continue;
+		}
+		code[strcspn(code, "\n")] = '\0';
+		printf("app-%s=%s\n", names->v[i], code);
+	}
 }
 
 int cmd_status(const struct stage0_ctx *ctx, int argc, char **argv)
@@ -134,18 +170,7 @@ int cmd_status(const struct stage0_ctx *ctx, int argc, char **argv)
 	if (pid)
 		printf("pid=%s\n", pid);
 	printf("exited=%s\n", state == POD_RUNNING ? "false" : "true");
-	for (size_t i = 0; i < names.n; i++) {
-		_cleanup_free_ char *f = NULL, *code = NULL;
-
-		if (asprintf(&f, "%s/%s", sdir, names.v[i]) < 0) {
-			r = log_oom();
-			goto out;
-		}
-		if (read_full_file(f, 64, &code, NULL) < 0)
-			continue;
-		code[strcspn(code, "\n")] = '\0';
-		printf("app-%s=%s\n", names.v[i], code);
-	}
+	app_codes_print(pod, sdir, &names);
 out:
 	strv_done(&names);
 	for (size_t i = 0; i < n_owned; i++)

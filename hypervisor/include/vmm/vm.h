@@ -27,6 +27,7 @@
 
 /* Virtio devices a config can ask for (each also needs a window: at most 16 in all). */
 #define VM_MAX_SHARES	  8   /* --9p */
+#define VM_MAX_HOSTVOLS	  256 /* --9p-hostvol, over all shares */
 #define VM_MAX_NETS	  4   /* --net */
 #define VM_MAX_BLKS	  8   /* --blk */
 #define VM_SHARE_TAG_MAX  255 /* 9p mount tag, bytes */
@@ -56,6 +57,19 @@ struct vm_share_config {
 	char *tag;
 	char *dir;
 	bool read_only;
+};
+
+/*
+ * --9p-hostvol TAG:DEV:INO:UID:GID: in share TAG, the directory (or file) with host identity
+ * DEV:INO and everything beneath it follows the host-volume policy (docs/9p.md, "Host
+ * volumes"); UID:GID own what the guest's root makes there (the volume root's owner).
+ * --9p-hostvol TAG: the whole share, its root's owner as found when the VM starts.
+ */
+struct vm_hostvol_config {
+	unsigned share;	  /* index in shares[] */
+	bool export_root; /* the share's root: dev, ino, uid and gid unused */
+	uint64_t dev, ino;
+	uint32_t uid, gid;
 };
 
 /* --net tap=NAME|fd=N[,mac=..]: a virtio-net device on a tap. */
@@ -92,6 +106,8 @@ struct vm_config {
 	/* Virtio devices besides the console, filled by vm_config_add_*() (strings owned). */
 	struct vm_share_config shares[VM_MAX_SHARES];
 	unsigned n_shares;
+	struct vm_hostvol_config hostvols[VM_MAX_HOSTVOLS];
+	unsigned n_hostvols;
 	struct vm_net_config nets[VM_MAX_NETS];
 	unsigned n_nets;
 	struct vm_blk_config blks[VM_MAX_BLKS];
@@ -147,6 +163,9 @@ void vm_config_done(struct vm_config *cfg);
  * The device options in their command-line form, parsed strictly into cfg. Each returns 0, or
  * a negative errno (cfg unchanged) with *ret_reason set to a static one-line explanation:
  *   vm_config_add_share  "TAG:DIR[,ro]"  tag 1-255 bytes without ':', unique; DIR non-empty
+ *   vm_config_add_hostvol "TAG:DEV:INO:UID:GID" or "TAG"  TAG a share given before; decimal
+ *                        numbers, UID and GID below 2^32-1; each DEV:INO (or TAG alone) once
+ *                        per share
  *   vm_config_set_vsock  "CID:UDS_PATH"  CID 3-4294967294 (decimal); once
  *   vm_config_add_net    "tap=NAME|fd=N[,mac=XX:XX:XX:XX:XX:XX]"  N >= 3, unicast MAC,
  *                        each tap once
@@ -154,6 +173,7 @@ void vm_config_done(struct vm_config *cfg);
  * Files and directories are only looked at by vm_new().
  */
 int vm_config_add_share(struct vm_config *cfg, const char *spec, const char **ret_reason);
+int vm_config_add_hostvol(struct vm_config *cfg, const char *spec, const char **ret_reason);
 int vm_config_set_vsock(struct vm_config *cfg, const char *spec, const char **ret_reason);
 int vm_config_add_net(struct vm_config *cfg, const char *spec, const char **ret_reason);
 int vm_config_add_blk(struct vm_config *cfg, const char *spec, const char **ret_reason);

@@ -279,6 +279,28 @@ int v9p_new(const char *tag, const char *dir, bool read_only, struct evloop *loo
 	return 0;
 }
 
+int v9p_add_hostvol(struct vdev *dev, const struct p9_hostvol *hv)
+{
+	struct v9p *v = v9p_of(dev);
+	int r;
+
+	pthread_mutex_lock(&v->lock);
+	r = p9_server_add_hostvol(v->srv, hv);
+	pthread_mutex_unlock(&v->lock);
+	return r;
+}
+
+int v9p_add_hostvol_root(struct vdev *dev)
+{
+	struct v9p *v = v9p_of(dev);
+	int r;
+
+	pthread_mutex_lock(&v->lock);
+	r = p9_server_add_hostvol_root(v->srv);
+	pthread_mutex_unlock(&v->lock);
+	return r;
+}
+
 void v9p_get_stats(struct vdev *dev, struct v9p_stats *ret)
 {
 	struct v9p *v = v9p_of(dev);

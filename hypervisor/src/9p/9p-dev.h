@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "9p/9p.h"
 #include "virtio/vdev.h"
 
 #define VIRTIO_9P_MOUNT_TAG 0
@@ -42,6 +43,10 @@ struct v9p_stats {
  */
 int v9p_new(const char *tag, const char *dir, bool read_only, struct evloop *loop,
 	    struct vdev **ret);
+/* A host volume inside the export (9p.h, p9_server_add_hostvol()); before the device runs. */
+int v9p_add_hostvol(struct vdev *dev, const struct p9_hostvol *v);
+/* The whole export is one (p9_server_add_hostvol_root()). */
+int v9p_add_hostvol_root(struct vdev *dev);
 /*
  * What the idle timer does: trims the buffers if no request came since the timer was armed
  * (returns true), else arms it again (false). Safe from any thread.

@@ -27,7 +27,8 @@ static int p9_reply_new(struct p9_req *req, struct p9_fid *dir, const char *name
 	struct stat st;
 	int r;
 
-	if ((r = fsp_lookup(dir->node->fd, name, &fd)) < 0 || (r = fsp_stat(fd, &st)) < 0)
+	if ((r = fsp_lookup(dir->node->fd, name, &fd)) < 0 || (r = fsp_stat(fd, &st)) < 0 ||
+	    (r = p9_hostvol_check_new(req->srv, dir->node, name, &st)) < 0)
 		return r;
 	p9_qid_from_stat(req->srv, &st, &qid);
 	p9_put_qid(&req->out, &qid);
@@ -36,8 +37,8 @@ static int p9_reply_new(struct p9_req *req, struct p9_fid *dir, const char *name
 
 int p9_op_mkdir(struct p9_req *req)
 {
+	uint32_t mode, uid, gid;
 	struct p9_fid *dir;
-	uint32_t mode, gid;
 	char name[256];
 	int r;
 
@@ -45,7 +46,10 @@ int p9_op_mkdir(struct p9_req *req)
 	    (r = p9_get_u32(&req->in, &mode)) < 0 || (r = p9_get_u32(&req->in, &gid)) < 0 ||
 	    (r = p9_reply_room(req, P9_QID_SIZE)) < 0)
 		return r;
-	r = fsp_mkdir(req->srv->fs, dir->node->fd, name, mode, dir->uid, gid);
+	uid = dir->uid;
+	p9_hostvol_owner(req->srv, dir->node->hostvol, &uid, &gid);
+	mode = p9_hostvol_mode(req->srv, dir->node->hostvol, S_IFDIR, mode & 07777);
+	r = fsp_mkdir(req->srv->fs, dir->node->fd, name, mode, uid, gid);
 	if (r < 0)
 		return r;
 	return p9_reply_new(req, dir, name);
@@ -54,9 +58,9 @@ int p9_op_mkdir(struct p9_req *req)
 int p9_op_symlink(struct p9_req *req)
 {
 	_cleanup_free_ char *target = NULL;
+	uint32_t uid, gid;
 	struct p9_fid *dir;
 	char name[256];
-	uint32_t gid;
 	int r;
 
 	target = malloc(P9_PATH_MAX);
@@ -67,7 +71,9 @@ int p9_op_symlink(struct p9_req *req)
 	    (r = p9_get_str(&req->in, target, P9_PATH_MAX)) < 0 ||
 	    (r = p9_get_u32(&req->in, &gid)) < 0 || (r = p9_reply_room(req, P9_QID_SIZE)) < 0)
 		return r;
-	r = fsp_symlink(req->srv->fs, dir->node->fd, name, target, dir->uid, gid);
+	uid = dir->uid;
+	p9_hostvol_owner(req->srv, dir->node->hostvol, &uid, &gid);
+	r = fsp_symlink(req->srv->fs, dir->node->fd, name, target, uid, gid);
 	if (r < 0)
 		return r;
 	return p9_reply_new(req, dir, name);
@@ -75,7 +81,7 @@ int p9_op_symlink(struct p9_req *req)
 
 int p9_op_mknod(struct p9_req *req)
 {
-	uint32_t mode, major, minor, gid;
+	uint32_t mode, major, minor, uid, gid;
 	struct p9_fid *dir;
 	char name[256];
 	int r;
@@ -85,7 +91,11 @@ int p9_op_mknod(struct p9_req *req)
 	    (r = p9_get_u32(&req->in, &minor)) < 0 || (r = p9_get_u32(&req->in, &gid)) < 0 ||
 	    (r = p9_reply_room(req, P9_QID_SIZE)) < 0)
 		return r;
-	r = fsp_mknod(req->srv->fs, dir->node->fd, name, mode, dir->uid, gid);
+	uid = dir->uid;
+	p9_hostvol_owner(req->srv, dir->node->hostvol, &uid, &gid);
+	mode = (mode & S_IFMT) |
+	       p9_hostvol_mode(req->srv, dir->node->hostvol, mode & S_IFMT, mode & 07777);
+	r = fsp_mknod(req->srv->fs, dir->node->fd, name, mode, uid, gid);
 	if (r < 0)
 		return r;
 	return p9_reply_new(req, dir, name);
@@ -102,6 +112,8 @@ int p9_op_link(struct p9_req *req)
 		return r;
 	if (S_ISDIR(fid->node->mode))
 		return -EPERM;
+	if ((r = p9_hostvol_same(fid->node, dir->node)) < 0)
+		return r;
 	return fsp_link(req->srv->fs, fid->node->fd, dir->node->fd, name);
 }
 
@@ -127,7 +139,7 @@ int p9_op_rename(struct p9_req *req)
 	    (r = p9_get_name(req, name)) < 0)
 		return r;
 	n = fid->node;
-	if ((r = p9_node_check_name(n)) < 0)
+	if ((r = p9_node_check_name(n)) < 0 || (r = p9_hostvol_same(n->parent, dir->node)) < 0)
 		return r;
 	new_name = strdup(name);
 	if (!new_name)
@@ -163,7 +175,8 @@ int p9_op_renameat(struct p9_req *req)
 	int r;
 
 	if ((r = p9_get_dir_fid(req, &old_dir)) < 0 || (r = p9_get_name(req, old_name)) < 0 ||
-	    (r = p9_get_dir_fid(req, &new_dir)) < 0 || (r = p9_get_name(req, new_name)) < 0)
+	    (r = p9_get_dir_fid(req, &new_dir)) < 0 || (r = p9_get_name(req, new_name)) < 0 ||
+	    (r = p9_hostvol_same(old_dir->node, new_dir->node)) < 0)
 		return r;
 	return fsp_rename(old_dir->node->fd, old_name, new_dir->node->fd, new_name);
 }

@@ -34,8 +34,9 @@ int p9_node_new(struct p9_server *srv, int fd, struct p9_node *parent, const cha
 	struct p9_node *n;
 	int r;
 
-	if (srv->n_nodes >= 2 * srv->max_fids)
-		return -EMFILE;
+	r = p9_budget_fds(srv, 1);
+	if (r < 0)
+		return r;
 	r = fsp_stat(fd, &st);
 	if (r < 0)
 		return r;
@@ -53,6 +54,7 @@ int p9_node_new(struct p9_server *srv, int fd, struct p9_node *parent, const cha
 	n->mode = st.st_mode;
 	n->dev = st.st_dev;
 	n->ino = st.st_ino;
+	n->hostvol = p9_hostvol_of(srv, parent, &st);
 	srv->n_nodes++;
 	*ret = n;
 	return 0;
@@ -65,8 +67,9 @@ int p9_node_lookup(struct p9_server *srv, struct p9_node *parent, const char *na
 
 	if (!S_ISDIR(parent->mode))
 		return -ENOTDIR;
-	if (srv->n_nodes >= 2 * srv->max_fids)
-		return -EMFILE;
+	r = p9_budget_fds(srv, 1);
+	if (r < 0)
+		return r;
 	r = fsp_lookup(parent->fd, name, &fd);
 	if (r < 0)
 		return r;
@@ -128,7 +131,7 @@ int p9_fid_new(struct p9_server *srv, uint32_t id, struct p9_fid **ret)
 
 	if (id == P9_NOFID || p9_fid_find(srv, id))
 		return -EBADF;
-	if (srv->n_fids >= srv->max_fids)
+	if (srv->n_fids >= srv->lim.max_fids)
 		return -EMFILE;
 	f = calloc(1, sizeof(*f));
 	if (!f)
@@ -149,8 +152,11 @@ void p9_fid_free(struct p9_server *srv, struct p9_fid *fid)
 	while (*pp != fid)
 		pp = &(*pp)->next;
 	*pp = fid->next;
+	if (fid->open_fd >= 0)
+		srv->n_open--;
 	safe_close(fid->open_fd);
 	p9_node_unref(srv, fid->node);
+	p9_budget_xattr_put(srv, fid);
 	free(fid->xbuf);
 	free(fid->xname);
 	free(fid);

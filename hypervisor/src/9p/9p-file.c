@@ -80,23 +80,45 @@ int p9_op_lopen(struct p9_req *req)
 	r = p9_open_flags(req, dotl, &flags);
 	if (r < 0)
 		return r;
-	if ((r = p9_reply_room(req, P9_QID_SIZE + 4)) < 0 ||
+	if ((r = p9_reply_room(req, P9_QID_SIZE + 4)) < 0 || (r = p9_budget_fds(req->srv, 1)) < 0 ||
 	    (r = p9_node_qid(req->srv, fid->node, &qid)) < 0)
 		return r;
 	r = fsp_reopen(req->srv->fs, fid->node->fd, flags, &fd);
 	if (r < 0)
 		return r;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) {
+		r = p9_hostvol_open_write(req->srv, fid->node, fd);
+		if (r < 0) {
+			safe_close(fd);
+			return r;
+		}
+	}
 	fid->open_fd = fd;
+	req->srv->n_open++;
 	fid->open_flags = flags;
 	p9_put_qid(&req->out, &qid);
 	p9_put_u32(&req->out, 0); /* iounit: msize bounds every I/O */
 	return 0;
 }
 
+static int p9_lcreate_check_new(struct p9_server *srv, struct p9_node *dir, const char *name,
+				int path_fd)
+{
+	struct stat st;
+	int r;
+
+	if (dir->hostvol < 0)
+		return 0;
+	r = fsp_stat(path_fd, &st);
+	if (r < 0)
+		return r;
+	return p9_hostvol_check_new(srv, dir, name, &st);
+}
+
 int p9_op_lcreate(struct p9_req *req)
 {
 	struct p9_server *srv = req->srv;
-	uint32_t dotl, mode, gid;
+	uint32_t dotl, mode, uid, gid;
 	struct p9_node *node = NULL;
 	struct p9_fid *fid;
 	struct p9_qid qid;
@@ -113,14 +135,27 @@ int p9_op_lcreate(struct p9_req *req)
 		return -ENOTDIR;
 	if ((r = p9_open_flags(req, dotl, &flags)) < 0 || (r = p9_reply_room(req, 17)) < 0)
 		return r;
-	if (srv->n_nodes >= 2 * srv->max_fids)
-		return -EMFILE;
+	/* The new node's O_PATH descriptor and the open file. */
+	r = p9_budget_fds(srv, 2);
+	if (r < 0)
+		return r;
 	if (dotl & P9_DOTL_EXCL)
 		flags |= O_EXCL;
-	r = fsp_create(srv->fs, fid->node->fd, name, flags & ~O_DIRECTORY, mode, fid->uid, gid, &fd,
+	uid = fid->uid;
+	p9_hostvol_owner(srv, fid->node->hostvol, &uid, &gid);
+	mode = p9_hostvol_mode(srv, fid->node->hostvol, S_IFREG, mode & 07777);
+	r = fsp_create(srv->fs, fid->node->fd, name, flags & ~O_DIRECTORY, mode, uid, gid, &fd,
 		       &path_fd);
 	if (r < 0)
 		return r;
+	/* Made: check what it got; opened (it existed): a write clears setuid. */
+	r = r > 0 ? p9_lcreate_check_new(srv, fid->node, name, path_fd)
+		  : p9_hostvol_open_write(srv, fid->node, fd);
+	if (r < 0) {
+		safe_close(fd);
+		safe_close(path_fd);
+		return r;
+	}
 	r = p9_node_new(srv, path_fd, fid->node, name, &node);
 	if (r >= 0)
 		r = p9_node_qid(srv, node, &qid);
@@ -133,6 +168,7 @@ int p9_op_lcreate(struct p9_req *req)
 	p9_node_unref(srv, fid->node);
 	fid->node = node;
 	fid->open_fd = fd;
+	srv->n_open++;
 	fid->open_flags = flags;
 	p9_put_qid(&req->out, &qid);
 	p9_put_u32(&req->out, 0);

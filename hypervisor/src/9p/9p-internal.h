@@ -30,6 +30,7 @@ struct p9_node {
 	mode_t mode;
 	dev_t dev;
 	ino_t ino;
+	int hostvol; /* index in srv->hostvols, -1 for passthrough (9p-hostvol.c) */
 };
 
 enum p9_fid_kind {
@@ -51,6 +52,7 @@ struct p9_fid {
 	size_t xsize;
 	char *xname;
 	int xflags;
+	size_t xcharge; /* xattr bytes this fid holds against the budget */
 };
 
 struct p9_server {
@@ -58,13 +60,17 @@ struct p9_server {
 	bool read_only;
 	bool versioned;
 	uint32_t msize;
-	unsigned max_fids;
+	struct p9_limits lim;
 	unsigned n_fids;
 	unsigned n_nodes;
+	unsigned n_open; /* fids with an open file */
+	size_t xattr_bytes;
 	struct p9_node *root;
 	struct p9_fid *fids[P9_FID_BUCKETS];
 	dev_t devs[P9_MAX_DEVS];
 	unsigned n_devs;
+	struct p9_hostvol *hostvols;
+	unsigned n_hostvols;
 };
 
 /* One request being served: decode from in, encode the reply body into out. */
@@ -88,6 +94,16 @@ static inline int p9_check_writable(struct p9_req *req)
 	return req->srv->read_only ? -EROFS : 0;
 }
 
+/* 9p-budget.c: checked before the host allocation, never after. */
+/* 0 if n more host descriptors fit the budget, else -ENFILE. */
+int p9_budget_fds(const struct p9_server *srv, unsigned n);
+/* Charge bytes of xattr buffer to fid, or fail with err (nothing charged). */
+int p9_budget_xattr_take(struct p9_server *srv, struct p9_fid *fid, size_t bytes, int err);
+/* 0 if bytes more would fit (checked before allocating, charged once the fid exists). */
+int p9_budget_xattr_room(const struct p9_server *srv, size_t bytes, int err);
+/* Give back what fid holds. */
+void p9_budget_xattr_put(struct p9_server *srv, struct p9_fid *fid);
+
 /* 9p-fid.c */
 struct p9_node *p9_node_ref(struct p9_node *n);
 void p9_node_unref(struct p9_server *srv, struct p9_node *n);
@@ -108,6 +124,33 @@ void p9_fid_free_all(struct p9_server *srv);
 int p9_get_fid(struct p9_req *req, bool any_kind, struct p9_fid **ret);
 /* Read a single path component from the request and check it. */
 int p9_get_name(struct p9_req *req, char name[static 256]);
+
+/*
+ * 9p-hostvol.c: the host-volume policy (docs/9p.md, "Host volumes"). Each returns 0 at once
+ * for a passthrough node (hostvol -1).
+ */
+/* The volume of a node being made under parent with st: its own if it is a volume root. */
+int p9_hostvol_of(const struct p9_server *srv, const struct p9_node *parent, const struct stat *st);
+/* The mode bits a node of type fmt may get in volume vol. */
+mode_t p9_hostvol_mode(const struct p9_server *srv, int vol, mode_t fmt, mode_t mode);
+/* The owner a node made in volume vol gets for the guest's *uid and *gid. */
+void p9_hostvol_owner(const struct p9_server *srv, int vol, uint32_t *uid, uint32_t *gid);
+/*
+ * A node just made as name in dir, st its stat: -EPERM, after removing it again, when it
+ * still has a forbidden owner or mode (the VMM's chown is best effort: without CAP_CHOWN the
+ * node stays the VMM's).
+ */
+int p9_hostvol_check_new(const struct p9_server *srv, const struct p9_node *dir, const char *name,
+			 const struct stat *st);
+/* Filter a Tsetattr on n: strip modes, refuse owners (-EPERM), clear setuid before a truncate. */
+int p9_hostvol_setattr(const struct p9_server *srv, const struct p9_node *n, struct fsp_setattr *a);
+/* n was opened for writing as open_fd: clear its setuid and setgid bits. */
+int p9_hostvol_open_write(const struct p9_server *srv, const struct p9_node *n, int open_fd);
+/* -EXDEV when a link or rename would move a node between volumes (or out of one). */
+static inline int p9_hostvol_same(const struct p9_node *a, const struct p9_node *b)
+{
+	return a->hostvol == b->hostvol ? 0 : -EXDEV;
+}
 
 /* The operations: decode the rest of the request, act, encode the reply body. */
 typedef int (*p9_op_fn)(struct p9_req *req);

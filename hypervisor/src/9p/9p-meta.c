@@ -106,6 +106,9 @@ int p9_op_setattr(struct p9_req *req)
 	if ((a.set_uid && uid == P9_NOFID) || (a.set_gid && gid == P9_NOFID))
 		return -EINVAL;
 	n = fid->node;
+	r = p9_hostvol_setattr(req->srv, n, &a);
+	if (r < 0)
+		return r;
 	if (n->parent && S_ISLNK(n->mode)) {
 		r = fsp_check_same(n->parent->fd, n->name,
 				   &(struct stat){.st_dev = n->dev, .st_ino = n->ino});
@@ -159,19 +162,26 @@ int p9_op_readlink(struct p9_req *req)
 	return 0;
 }
 
-static int p9_xattr_fetch(int fd, const char *name, uint8_t **ret, size_t *ret_len)
+/* The value (or the list, for an empty name) into a new buffer of *ret_cap bytes. */
+static int p9_xattr_fetch(struct p9_server *srv, int fd, const char *name, uint8_t **ret,
+			  size_t *ret_len, size_t *ret_cap)
 {
 	_cleanup_free_ uint8_t *buf = NULL;
-	int n;
+	int n, r;
 
 	n = name[0] ? fsp_xattr_get(fd, name, NULL, 0) : fsp_xattr_list(fd, NULL, 0);
 	if (n < 0)
 		return n;
 	if ((size_t) n > P9_XATTR_MAX)
 		return -E2BIG;
+	/* The size comes from a file the guest writes: check it against the budget first. */
+	r = p9_budget_xattr_room(srv, (size_t) n, -ENOMEM);
+	if (r < 0)
+		return r;
 	buf = malloc(n ? (size_t) n : 1);
 	if (!buf)
 		return -ENOMEM;
+	*ret_cap = (size_t) n;
 	if (n > 0) {
 		/* A value that changed size in between gets -ERANGE, like getxattr(2). */
 		n = name[0] ? fsp_xattr_get(fd, name, buf, (size_t) n)
@@ -187,11 +197,11 @@ static int p9_xattr_fetch(int fd, const char *name, uint8_t **ret, size_t *ret_l
 int p9_op_xattrwalk(struct p9_req *req)
 {
 	struct p9_server *srv = req->srv;
-	struct p9_fid *fid, *newfid;
+	struct p9_fid *fid, *newfid = NULL;
 	uint32_t newfid_id;
 	char name[256];
 	uint8_t *buf;
-	size_t len;
+	size_t len, cap;
 	int r;
 
 	if ((r = p9_get_fid(req, false, &fid)) < 0 || (r = p9_get_u32(&req->in, &newfid_id)) < 0 ||
@@ -199,12 +209,18 @@ int p9_op_xattrwalk(struct p9_req *req)
 		return r;
 	if (newfid_id == P9_NOFID || p9_fid_find(srv, newfid_id))
 		return -EBADF;
+	if (srv->n_fids >= srv->lim.max_fids)
+		return -EMFILE;
 	if ((r = p9_reply_room(req, 8)) < 0 ||
-	    (r = p9_xattr_fetch(fid->node->fd, name, &buf, &len)) < 0)
+	    (r = p9_xattr_fetch(srv, fid->node->fd, name, &buf, &len, &cap)) < 0)
 		return r;
 	r = p9_fid_new(srv, newfid_id, &newfid);
+	if (r >= 0)
+		r = p9_budget_xattr_take(srv, newfid, cap, -ENOMEM);
 	if (r < 0) {
 		free(buf);
+		if (newfid)
+			p9_fid_free(srv, newfid);
 		return r;
 	}
 	newfid->kind = P9_FID_XATTR_READ;
@@ -240,6 +256,10 @@ int p9_op_xattrcreate(struct p9_req *req)
 		return -E2BIG;
 	if (flags & ~(uint32_t) (XATTR_CREATE | XATTR_REPLACE))
 		return -EINVAL;
+	/* The value buffer and the name, charged before they are allocated. */
+	r = p9_budget_xattr_take(req->srv, fid, size + strlen(name) + 1, -ENOSPC);
+	if (r < 0)
+		return r;
 	fid->xname = strdup(name);
 	fid->xbuf = malloc(size ? size : 1);
 	if (!fid->xname || !fid->xbuf) {
@@ -247,6 +267,7 @@ int p9_op_xattrcreate(struct p9_req *req)
 		free(fid->xbuf);
 		fid->xname = NULL;
 		fid->xbuf = NULL;
+		p9_budget_xattr_put(req->srv, fid);
 		return -ENOMEM;
 	}
 	fid->kind = P9_FID_XATTR_WRITE;

@@ -21,7 +21,11 @@ int p9_server_new(const char *dir, bool read_only, struct p9_server **ret)
 		return -ENOMEM;
 	srv->read_only = read_only;
 	srv->msize = P9_MSIZE_MAX;
-	srv->max_fids = P9_FIDS_DEFAULT;
+	srv->lim = (struct p9_limits){
+		.max_fids = P9_FIDS_DEFAULT,
+		.max_fds = P9_FDS_DEFAULT,
+		.max_xattr_bytes = P9_XATTR_BYTES_DEFAULT,
+	};
 	r = fsp_new(dir, &srv->fs);
 	if (r < 0)
 		return r;
@@ -44,13 +48,15 @@ struct p9_server *p9_server_free(struct p9_server *srv)
 	p9_fid_free_all(srv);
 	p9_node_unref(srv, srv->root);
 	fsp_free(srv->fs);
+	free(srv->hostvols);
 	free(srv);
 	return NULL;
 }
 
 void p9_server_set_max_fids(struct p9_server *srv, unsigned max_fids)
 {
-	srv->max_fids = max_fids ? max_fids : 1;
+	srv->lim.max_fids = max_fids ? max_fids : 1;
+	srv->lim.max_fds = 2 * srv->lim.max_fids;
 }
 
 void p9_server_reset(struct p9_server *srv)
@@ -175,7 +181,7 @@ static int p9_op_walk(struct p9_req *req)
 	}
 	if (newfid_id != fid->id && (newfid_id == P9_NOFID || p9_fid_find(srv, newfid_id)))
 		return -EBADF;
-	if (newfid_id != fid->id && srv->n_fids >= srv->max_fids)
+	if (newfid_id != fid->id && srv->n_fids >= srv->lim.max_fids)
 		return -EMFILE;
 	r = p9_reply_room(req, 2 + (size_t) P9_QID_SIZE * nwname);
 	if (r < 0)

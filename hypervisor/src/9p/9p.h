@@ -7,8 +7,9 @@
  * writes one reply message into another. Requests are handled synchronously, one at a time,
  * by the caller's thread (the device's event-loop thread), so Tflush has nothing to cancel.
  *
- * Limits: msize is negotiated down to P9_MSIZE_MAX; open fids per server are capped
- * (P9_FIDS_DEFAULT, settable) and so are the host descriptors held for them.
+ * Limits: msize is negotiated down to P9_MSIZE_MAX. What the guest can make one server hold
+ * is budgeted (struct p9_limits, docs/9p.md "Budgets"): fids, host descriptors and xattr
+ * bytes. A request over budget gets an error and causes no host allocation.
  */
 
 #include <stdbool.h>
@@ -17,9 +18,28 @@
 
 #include "cc/cleanup.h"
 
-#define P9_MSIZE_MAX	(512u * 1024)
-#define P9_MSIZE_MIN	4096u
-#define P9_FIDS_DEFAULT 32768u
+#define P9_MSIZE_MAX	       (512u * 1024)
+#define P9_MSIZE_MIN	       4096u
+#define P9_FIDS_DEFAULT	       32768u
+#define P9_FDS_DEFAULT	       65536u
+#define P9_XATTR_BYTES_DEFAULT (2u * 1024 * 1024)
+
+/* The budget of one server (one share); over it: fids EMFILE, fds ENFILE, xattr bytes ENOSPC
+ * (Txattrcreate) or ENOMEM (Txattrwalk). */
+struct p9_limits {
+	unsigned max_fids; /* fids of every kind */
+	unsigned max_fds;  /* host descriptors: walked nodes (O_PATH, root included) + open files */
+	size_t max_xattr_bytes; /* Txattrcreate values and names + Txattrwalk reply buffers */
+};
+
+/* What a server holds now, against its p9_limits. */
+struct p9_usage {
+	unsigned fids;
+	unsigned fds; /* nodes + open_files */
+	unsigned nodes;
+	unsigned open_files;
+	size_t xattr_bytes;
+};
 
 struct p9_server;
 
@@ -27,8 +47,33 @@ struct p9_server;
 int p9_server_new(const char *dir, bool read_only, struct p9_server **ret);
 struct p9_server *p9_server_free(struct p9_server *srv);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct p9_server *, p9_server_free)
+/*
+ * A host volume inside the export (docs/9p.md, "Host volumes"): the directory (or single file)
+ * with this host identity, and everything the guest reaches through it, follows the host-volume
+ * policy instead of passthrough: no setuid or setgid regular file, no setuid directory, and no
+ * node given to uid 0 or gid 0 unless the volume's root is owned by that id; a guest id that
+ * is not allowed is replaced by uid/gid (the volume root's owner, as bound).
+ */
+struct p9_hostvol {
+	uint64_t dev, ino;
+	uint32_t uid, gid;
+};
+
+#define P9_HOSTVOLS_MAX 256u
+
+/*
+ * Add a host volume, before the first request: -EBUSY once a fid exists, -EEXIST when the
+ * identity is already one, -E2BIG past P9_HOSTVOLS_MAX. The export root itself may be one.
+ */
+int p9_server_add_hostvol(struct p9_server *srv, const struct p9_hostvol *v);
+/* The whole export is a host volume owned by its root's owner (as it is now). */
+int p9_server_add_hostvol_root(struct p9_server *srv);
 /* Cap on fids (and 2x that on held host descriptors); for tests and small VMMs. */
 void p9_server_set_max_fids(struct p9_server *srv, unsigned max_fids);
+/* Set every budget (a 0 field keeps the current one); they apply to what is asked next. */
+void p9_server_set_limits(struct p9_server *srv, const struct p9_limits *lim);
+void p9_server_get_limits(const struct p9_server *srv, struct p9_limits *ret);
+void p9_server_get_usage(const struct p9_server *srv, struct p9_usage *ret);
 /* Forget every fid and the negotiated version (device reset). */
 void p9_server_reset(struct p9_server *srv);
 /* msize negotiated by the last Tversion (P9_MSIZE_MAX before any). */

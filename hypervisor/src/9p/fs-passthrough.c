@@ -134,6 +134,7 @@ int fsp_create(const struct fsp *fs, int dir_fd, const char *name, int flags, mo
 	       uint32_t uid, uint32_t gid, int *ret_open_fd, int *ret_path_fd)
 {
 	_cleanup_close_ int fd = -1, path_fd = -1;
+	bool made = false;
 	char fdname[16];
 	struct stat st;
 	int r;
@@ -153,6 +154,7 @@ int fsp_create(const struct fsp *fs, int dir_fd, const char *name, int flags, mo
 			log_debug("9p: cannot give '%s' to %u:%u, ignoring: %m", name, uid, gid);
 		if (fchmod(fd, mode & 07777) < 0)
 			return -errno;
+		made = true;
 	} else if (fd == -EEXIST && !(flags & O_EXCL)) {
 		/* An existing file: opened like Tlopen would, so never a FIFO or a device. */
 		r = fsp_lookup(dir_fd, name, &path_fd);
@@ -176,7 +178,7 @@ int fsp_create(const struct fsp *fs, int dir_fd, const char *name, int flags, mo
 	}
 	*ret_open_fd = TAKE_FD(fd);
 	*ret_path_fd = TAKE_FD(path_fd);
-	return 0;
+	return made;
 }
 
 /*
@@ -247,6 +249,19 @@ int fsp_mknod(const struct fsp *fs, int dir_fd, const char *name, mode_t mode, u
 	if (r < 0)
 		return r;
 	return fsp_adopt(fs, dir_fd, name, uid, gid, mode);
+}
+
+int fsp_drop_suid(int open_fd)
+{
+	struct stat st;
+	int r;
+
+	r = fsp_stat(open_fd, &st);
+	if (r < 0)
+		return r;
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & (S_ISUID | S_ISGID)))
+		return 0;
+	return RET_NERRNO(fchmod(open_fd, st.st_mode & 07777 & ~(mode_t) (S_ISUID | S_ISGID)));
 }
 
 int fsp_link(const struct fsp *fs, int fd, int dir_fd, const char *name)

@@ -43,8 +43,9 @@ int fsp_stat(int fd, struct stat *ret);
 int fsp_reopen(const struct fsp *fs, int path_fd, int flags, int *ret_fd);
 /*
  * Create (or, without O_EXCL in flags, open an existing) regular file; returns the open and
- * the O_PATH descriptors. A new file gets exactly mode, whatever the VMM's umask, and is
- * given to uid:gid when the VMM may (best effort, as below).
+ * the O_PATH descriptors, and 1 when the file was made, 0 when it existed. A new file gets
+ * exactly mode, whatever the VMM's umask, and is given to uid:gid when the VMM may (best
+ * effort, as below).
  */
 int fsp_create(const struct fsp *fs, int dir_fd, const char *name, int flags, mode_t mode,
 	       uint32_t uid, uint32_t gid, int *ret_open_fd, int *ret_path_fd);
@@ -59,6 +60,11 @@ int fsp_symlink(const struct fsp *fs, int dir_fd, const char *name, const char *
 /* Only FIFOs, sockets and regular files; device nodes get -EPERM. */
 int fsp_mknod(const struct fsp *fs, int dir_fd, const char *name, mode_t mode, uint32_t uid,
 	      uint32_t gid);
+/*
+ * Clear the setuid and setgid bits of the regular file open as open_fd, if it has any: what
+ * the kernel does on a write by a caller without CAP_FSETID, which the VMM holds.
+ */
+int fsp_drop_suid(int open_fd);
 int fsp_link(const struct fsp *fs, int fd, int dir_fd, const char *name);
 int fsp_rename(int old_dir_fd, const char *old_name, int new_dir_fd, const char *new_name);
 int fsp_unlink(int dir_fd, const char *name, bool dir);

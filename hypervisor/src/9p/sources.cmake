@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 list(APPEND CC_VMM_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/9p-buf.c
+  ${CMAKE_CURRENT_LIST_DIR}/9p-budget.c
   ${CMAKE_CURRENT_LIST_DIR}/9p-dev.c
   ${CMAKE_CURRENT_LIST_DIR}/9p-dir.c
   ${CMAKE_CURRENT_LIST_DIR}/9p-fid.c
+  ${CMAKE_CURRENT_LIST_DIR}/9p-hostvol.c
   ${CMAKE_CURRENT_LIST_DIR}/9p-file.c
   ${CMAKE_CURRENT_LIST_DIR}/9p-meta.c
   ${CMAKE_CURRENT_LIST_DIR}/9p-pdu.c

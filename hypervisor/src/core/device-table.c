@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "9p/9p-dev.h"
@@ -64,6 +65,24 @@ static int vm_share_create(const struct vm_device_ctx *ctx, struct vdev **ret,
 	if (r < 0)
 		return vm_error_set(reterr, vm_exit_for_path(r), r,
 				    "9p share '%s': cannot export directory '%s'", s->tag, s->dir);
+	for (unsigned i = 0; i < ctx->cfg->n_hostvols; i++) {
+		const struct vm_hostvol_config *h = &ctx->cfg->hostvols[i];
+
+		if (h->share != ctx->index)
+			continue;
+		r = h->export_root ? v9p_add_hostvol_root(*ret)
+				   : v9p_add_hostvol(*ret, &(struct p9_hostvol){h->dev, h->ino,
+										h->uid, h->gid});
+		if (r < 0) {
+			(*ret)->ops->free(*ret);
+			*ret = NULL;
+			return vm_error_set(
+				reterr, VMM_EXIT_FAILURE, r,
+				"9p share '%s': cannot apply --9p-hostvol %s%" PRIu64 ":%" PRIu64,
+				s->tag, h->export_root ? "to the whole share, not " : "", h->dev,
+				h->ino);
+		}
+	}
 	return 0;
 }
 

@@ -3,6 +3,7 @@ list(APPEND CC_VMM_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/boot.c
   ${CMAKE_CURRENT_LIST_DIR}/cmdline.c
   ${CMAKE_CURRENT_LIST_DIR}/config.c
+  ${CMAKE_CURRENT_LIST_DIR}/config-hostvol.c
   ${CMAKE_CURRENT_LIST_DIR}/device-table.c
   ${CMAKE_CURRENT_LIST_DIR}/devices.c
   ${CMAKE_CURRENT_LIST_DIR}/evloop.c

@@ -73,12 +73,25 @@ int vsock_conn_new_local(int fd, uint64_t guest_cid, uint32_t local_port, uint32
 	return 0;
 }
 
+/* Free the (empty or abandoned) ring and give its bytes back to the budget. */
+static void conn_ring_release(struct vsock_conn *c)
+{
+	if (!c->ring)
+		return;
+	free(c->ring);
+	c->ring = NULL;
+	c->ring_head = 0;
+	c->ring_len = 0;
+	if (c->budget)
+		c->budget->used -= VSOCK_CONN_BUF_SIZE;
+}
+
 struct vsock_conn *vsock_conn_free(struct vsock_conn *c)
 {
 	if (!c)
 		return NULL;
 	safe_close(c->fd);
-	free(c->ring);
+	conn_ring_release(c);
 	free(c);
 	return NULL;
 }
@@ -92,6 +105,8 @@ void vsock_conn_kill(struct vsock_conn *c)
 	c->state = VSOCK_CONN_DYING;
 	c->pending = CONN_PEND_RST;
 	c->expiry_ns = 0;
+	/* Reset: what the host has not taken is dropped, and the budget gets it back now. */
+	conn_ring_release(c);
 }
 
 static void conn_die(struct vsock_conn *c)
@@ -197,7 +212,7 @@ static void conn_flush_tx(struct vsock_conn *c)
 		c->ring_len -= (uint32_t) sent;
 		conn_forwarded(c, sent);
 	}
-	c->ring_head = 0;
+	conn_ring_release(c);
 	conn_apply_peer_shutdown(c);
 	return;
 fail:
@@ -215,9 +230,17 @@ static int conn_ring_append(struct vsock_conn *c, const struct iovec *iov, unsig
 	if (len > VSOCK_CONN_BUF_SIZE - c->ring_len)
 		return -ENOBUFS;
 	if (!c->ring) {
+		/* Charged before it exists: over budget, nothing is allocated. */
+		if (c->budget &&
+		    c->budget->max - MIN(c->budget->used, c->budget->max) < VSOCK_CONN_BUF_SIZE) {
+			c->budget->refused++;
+			return -ENOBUFS;
+		}
 		c->ring = malloc(VSOCK_CONN_BUF_SIZE);
 		if (!c->ring)
 			return -ENOMEM;
+		if (c->budget)
+			c->budget->used += VSOCK_CONN_BUF_SIZE;
 	}
 	tail = (c->ring_head + c->ring_len) % VSOCK_CONN_BUF_SIZE;
 	first = MIN((uint32_t) len, VSOCK_CONN_BUF_SIZE - tail);
@@ -266,6 +289,8 @@ static void conn_recv_rw(struct vsock_conn *c, const struct vsock_hdr *h, const 
 	}
 	r = conn_ring_append(c, iov, n, off + sent, h->len - sent);
 	if (r < 0) {
+		log_debug_errno(r, "vsock: no buffer for guest %u -> host port %u: %m",
+				c->peer_port, c->local_port);
 		vsock_conn_kill(c);
 		return;
 	}

@@ -14,6 +14,10 @@
  * so a guest that respects our credit can never overflow it, and one that does not is reset.
  * Host -> guest: we read from the host socket only as much as the guest advertised room for
  * (buf_alloc - (rx_cnt - fwd_cnt)), straight into the guest's rx buffer.
+ *
+ * The ring exists only while it holds bytes, and is charged to the VM's budget (struct
+ * vsock_buf_budget, the muxer's) before it is allocated: a connection whose guest data would
+ * need a ring when the budget is spent is reset instead.
  */
 
 #include <stdbool.h>
@@ -29,6 +33,13 @@
 #define VSOCK_CONN_CONNECT_TIMEOUT_NS (2000ull * 1000 * 1000)
 /* After we told the guest that both directions are closed, it has this long to reset. */
 #define VSOCK_CONN_CLOSE_TIMEOUT_NS (5000ull * 1000 * 1000)
+
+/* Guest -> host ring bytes allocated across a VM's connections, against a cap. */
+struct vsock_buf_budget {
+	size_t used;
+	size_t max;
+	uint64_t refused; /* connections reset because no ring could be charged */
+};
 
 enum vsock_conn_state {
 	VSOCK_CONN_LOCAL_INIT,	/* host initiated: REQUEST to the guest, awaiting RESPONSE */
@@ -64,7 +75,7 @@ struct vsock_conn {
 	uint32_t tx_cnt;	/* bytes the guest sent us */
 	uint32_t fwd_cnt;	/* bytes written to the host socket */
 	uint32_t last_fwd_sent; /* fwd_cnt the guest last heard of */
-	uint8_t *ring;		/* VSOCK_CONN_BUF_SIZE bytes, allocated on first need */
+	uint8_t *ring;		/* VSOCK_CONN_BUF_SIZE bytes, only while it holds bytes */
 	uint32_t ring_head;
 	uint32_t ring_len;
 	bool wr_shut;	/* shutdown(fd, SHUT_WR) done */
@@ -73,6 +84,7 @@ struct vsock_conn {
 	uint8_t reply_off;
 
 	/* Owned by the muxer. */
+	struct vsock_buf_budget *budget; /* the ring is charged here; NULL: no cap */
 	struct vsock_conn *hash_next;
 	struct vsock_conn *rxq_next;
 	struct vsock_conn **rxq_pprev;

@@ -37,6 +37,8 @@ struct vsock_mux {
 
 	struct vsock_conn *table[MUX_HASH_SIZE];
 	unsigned n_conns;
+	unsigned max_conns;
+	struct vsock_buf_budget budget; /* every connection's ring is charged here */
 	uint32_t next_local_port;
 
 	/* Connections with packets for the guest, served round-robin. */
@@ -168,6 +170,7 @@ static void mux_conn_insert(struct vsock_mux *mux, struct vsock_conn *c)
 {
 	unsigned h = mux_hash(c->local_port, c->peer_port);
 
+	c->budget = &mux->budget;
 	c->hash_next = mux->table[h];
 	mux->table[h] = c;
 	mux->n_conns++;
@@ -215,7 +218,7 @@ static int mux_connect_host(struct vsock_mux *mux, const struct vsock_hdr *h)
 	struct vsock_conn *c;
 	int r;
 
-	if (mux->n_conns >= VSOCK_MUX_MAX_CONNS)
+	if (mux->n_conns >= mux->max_conns)
 		return -EMFILE;
 	r = mux_peer_path(mux, h->dst_port, &sa);
 	if (r < 0)
@@ -356,7 +359,7 @@ static uint32_t mux_alloc_local_port(struct vsock_mux *mux, uint32_t peer_port)
 
 		if (mux->next_local_port == 0)
 			mux->next_local_port = VSOCK_MUX_LOCAL_PORT_BASE;
-		/* At most VSOCK_MUX_MAX_CONNS ports are taken, so this ends quickly. */
+		/* At most max_conns ports are taken, so this ends quickly. */
 		if (!mux_lookup(mux, p, peer_port))
 			return p;
 	}
@@ -367,7 +370,7 @@ static int mux_hs_complete(struct vsock_mux *mux, struct vsock_hs *hs, uint32_t 
 	struct vsock_conn *c;
 	int fd, r;
 
-	if (mux->n_conns >= VSOCK_MUX_MAX_CONNS)
+	if (mux->n_conns >= mux->max_conns)
 		return -EMFILE;
 	(void) epoll_ctl(mux->epfd, EPOLL_CTL_DEL, hs->fd, NULL);
 	fd = hs->fd;
@@ -489,6 +492,34 @@ unsigned vsock_mux_n_conns(const struct vsock_mux *mux)
 	return mux->n_conns;
 }
 
+void vsock_mux_set_limits(struct vsock_mux *mux, const struct vsock_mux_limits *lim)
+{
+	if (lim->max_conns)
+		mux->max_conns = lim->max_conns;
+	if (lim->max_buf_bytes)
+		mux->budget.max = lim->max_buf_bytes;
+}
+
+void vsock_mux_get_limits(const struct vsock_mux *mux, struct vsock_mux_limits *ret)
+{
+	*ret = (struct vsock_mux_limits){.max_conns = mux->max_conns,
+					 .max_buf_bytes = mux->budget.max};
+}
+
+void vsock_mux_get_usage(const struct vsock_mux *mux, struct vsock_mux_usage *ret)
+{
+	unsigned hs = 0;
+
+	for (unsigned i = 0; i < VSOCK_MUX_MAX_HANDSHAKES; i++)
+		hs += mux->hs[i].fd >= 0;
+	*ret = (struct vsock_mux_usage){
+		.conns = mux->n_conns,
+		.handshakes = hs,
+		.buf_bytes = mux->budget.used,
+		.buf_refused = mux->budget.refused,
+	};
+}
+
 const struct vsock_mux_stats *vsock_mux_get_stats(const struct vsock_mux *mux)
 {
 	return &mux->stats;
@@ -582,6 +613,8 @@ int vsock_mux_new(uint64_t guest_cid, const char *uds_path, struct vsock_mux **r
 	mux->rxq_tail = &mux->rxq_head;
 	mux->guest_cid = guest_cid;
 	mux->next_local_port = VSOCK_MUX_LOCAL_PORT_BASE;
+	mux->max_conns = VSOCK_MUX_MAX_CONNS;
+	mux->budget.max = VSOCK_MUX_BUF_BYTES_DEFAULT;
 	mux->uds_path = strdup(uds_path);
 	if (!mux->uds_path)
 		return -ENOMEM;

@@ -23,12 +23,32 @@
 
 #include "vsock/packet.h"
 
-#define VSOCK_MUX_MAX_CONNS	 256 /* connections at once (both directions) */
+#define VSOCK_MUX_MAX_CONNS	 256 /* connections at once (both directions), by default */
 #define VSOCK_MUX_MAX_HANDSHAKES 32  /* host clients still sending their CONNECT line */
 #define VSOCK_MUX_MAX_RST	 64  /* RSTs queued for packets matching no connection */
 #define VSOCK_MUX_HS_TIMEOUT_NS	 (5000ull * 1000 * 1000)
 /* Host ports for host-initiated connections start here (as in Firecracker). */
 #define VSOCK_MUX_LOCAL_PORT_BASE (1u << 30)
+/* Guest -> host ring bytes across connections, by default (64 full rings). */
+#define VSOCK_MUX_BUF_BYTES_DEFAULT (4u * 1024 * 1024)
+
+/*
+ * The VM's budget. Over it the guest gets an RST and the host no allocation: a REQUEST beyond
+ * max_conns is refused (a host client is closed), and a connection whose guest data would need
+ * a ring (the host socket is not taking it) when max_buf_bytes are spent is reset.
+ */
+struct vsock_mux_limits {
+	unsigned max_conns;
+	size_t max_buf_bytes; /* in whole rings of VSOCK_CONN_BUF_SIZE */
+};
+
+/* What the muxer holds now, against its limits. */
+struct vsock_mux_usage {
+	unsigned conns;
+	unsigned handshakes;  /* host clients still sending their CONNECT line */
+	size_t buf_bytes;     /* guest -> host rings allocated */
+	uint64_t buf_refused; /* connections reset so far because no ring could be charged */
+};
 
 struct vsock_mux;
 
@@ -73,4 +93,8 @@ void vsock_mux_expire(struct vsock_mux *mux, uint64_t now_ns);
 void vsock_mux_reset(struct vsock_mux *mux);
 
 unsigned vsock_mux_n_conns(const struct vsock_mux *mux);
+/* Set the budget (a 0 field keeps the current one); applies to what comes next. */
+void vsock_mux_set_limits(struct vsock_mux *mux, const struct vsock_mux_limits *lim);
+void vsock_mux_get_limits(const struct vsock_mux *mux, struct vsock_mux_limits *ret);
+void vsock_mux_get_usage(const struct vsock_mux *mux, struct vsock_mux_usage *ret);
 const struct vsock_mux_stats *vsock_mux_get_stats(const struct vsock_mux *mux);

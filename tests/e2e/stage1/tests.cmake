@@ -17,3 +17,5 @@ endif()
 # host; one test-host boot per group (2 and 3 guest boots, plus the refused starts).
 cc_add_e2e_test(stage1-apps stage1/pods apps)
 cc_add_e2e_test(stage1-lifecycle stage1/pods lifecycle)
+# The hostile guest's links and FIFOs where the host reads and writes (one guest boot).
+cc_add_e2e_test(stage1-hostile-paths stage1/hostile-paths)

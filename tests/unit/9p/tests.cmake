@@ -5,6 +5,12 @@ cc_add_check_test(NAME test-9p-ops LABEL unit
 cc_add_check_test(NAME test-9p-hostile LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-9p-hostile.c ${CMAKE_CURRENT_LIST_DIR}/p9c.c
   LIBS vmm)
+cc_add_check_test(NAME test-9p-budget LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-9p-budget.c ${CMAKE_CURRENT_LIST_DIR}/p9c.c
+  LIBS vmm)
+cc_add_check_test(NAME test-9p-hostvol LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-9p-hostvol.c ${CMAKE_CURRENT_LIST_DIR}/p9c.c
+  LIBS vmm)
 cc_add_check_test(NAME test-9p-buf LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-9p-buf.c
   LIBS vmm)

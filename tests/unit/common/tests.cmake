@@ -2,3 +2,11 @@
 cc_add_check_test(NAME test-common LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-fileio.c
   LIBS cccommon)
+# beneath.h: hostile trees (links, "..", magic links, FIFOs, devices, huge files).
+cc_add_check_test(NAME test-common-beneath LABEL unit TIMEOUT 60
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-beneath.c
+  LIBS cccommon)
+# The same without /proc (root and a mount namespace; skipped without).
+cc_add_check_test(NAME test-common-beneath-noproc LABEL unit TIMEOUT 60
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-beneath-noproc.c
+  LIBS cccommon)

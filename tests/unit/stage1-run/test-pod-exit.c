@@ -140,15 +140,172 @@ START_TEST(test_status_fill_and_read)
 }
 END_TEST
 
+/*
+ * The hostile guest's side (issue #27): everything under stage1/rootfs/rkt is on a read-write
+ * 9p share. tmp/pod is the pod dir, tmp/host a host directory (a canary) the guest points at.
+ */
+static char *atk_tmp;
+static int atk_pod_fd = -1;
+static char atk_host[PATH_MAX / 2];
+
+static void attack_setup(void)
+{
+	char p[PATH_MAX];
+
+	atk_tmp = cctest_mkdtemp();
+	cctest_mkdir_at(atk_tmp, "pod");
+	cctest_mkdir_at(atk_tmp, "host");
+	cctest_mkdir_at(atk_tmp, "host/status");
+	cctest_write_at(atk_tmp, "host/cc-pod-exit", "0");
+	cctest_write_at(atk_tmp, "host/status/canary", "canary");
+	(void) snprintf(atk_host, sizeof(atk_host), "%s/host", atk_tmp);
+	(void) snprintf(p, sizeof(p), "mkdir -p %s/pod/" POD_STATUS_DIR, atk_tmp);
+	ck_assert_int_eq(system(p), 0);
+	(void) snprintf(p, sizeof(p), "%s/pod", atk_tmp);
+	atk_pod_fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(atk_pod_fd, 0);
+}
+
+static void attack_teardown(void)
+{
+	atk_pod_fd = safe_close(atk_pod_fd);
+	(void) cctest_rm_rf(atk_tmp);
+	free(atk_tmp);
+}
+
+/* Replace pod/<rel> (a file or a whole directory) with what the guest plants. */
+static void replace_with_link(const char *rel, const char *target)
+{
+	char p[PATH_MAX * 2];
+
+	(void) snprintf(p, sizeof(p), "rm -rf %s/pod/%s && ln -s %s %s/pod/%s", atk_tmp, rel,
+			target, atk_tmp, rel);
+	ck_assert_int_eq(system(p), 0);
+}
+
+static void replace_with_fifo(const char *rel)
+{
+	char p[PATH_MAX * 2];
+
+	(void) snprintf(p, sizeof(p), "rm -rf %s/pod/%s && mkfifo %s/pod/%s", atk_tmp, rel, atk_tmp,
+			rel);
+	ck_assert_int_eq(system(p), 0);
+}
+
+/* The host directory holds exactly what the setup put there. */
+static void assert_host_untouched(void)
+{
+	char p[PATH_MAX];
+
+	(void) snprintf(p, sizeof(p),
+			"test \"$(cd %s && find . | sort | xargs)\" = "
+			"\". ./cc-pod-exit ./status ./status/canary\"",
+			atk_host);
+	ck_assert_msg(system(p) == 0, "the host directory %s changed", atk_host);
+	ck_assert_str_eq(cctest_read_at(atk_tmp, "host/status/canary"), "canary");
+	ck_assert_str_eq(cctest_read_at(atk_tmp, "host/cc-pod-exit"), "0");
+}
+
+START_TEST(test_status_dir_symlink_not_followed)
+{
+	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
+	char target[PATH_MAX];
+
+	ASSERT_OK(pod_manifest_parse(pod_json, strlen(pod_json), &pm, NULL));
+	(void) snprintf(target, sizeof(target), "%s/status", atk_host);
+	replace_with_link(POD_STATUS_DIR, target);
+	ASSERT_ERRNO(pod_status_fill(atk_pod_fd, pm, 137), ELOOP);
+	assert_host_untouched();
+}
+END_TEST
+
+START_TEST(test_rkt_dir_symlink_not_followed)
+{
+	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
+
+	/* An inner component: stage1/rootfs/rkt -> host, whose status/ would get the files. */
+	ASSERT_OK(pod_manifest_parse(pod_json, strlen(pod_json), &pm, NULL));
+	replace_with_link(POD_RKT_DIR, atk_host);
+	ASSERT_ERRNO(pod_status_fill(atk_pod_fd, pm, 137), ELOOP);
+	/* Its cc-pod-exit ("0") is not read either: the pod did not end with 0. */
+	ck_assert_int_eq(pod_exit_read(atk_pod_fd), -2);
+	assert_host_untouched();
+	replace_with_link(POD_STAGE1_ROOTFS, atk_host);
+	ASSERT_ERRNO(pod_status_fill(atk_pod_fd, pm, 137), ELOOP);
+	assert_host_untouched();
+}
+END_TEST
+
+START_TEST(test_status_entries_planted_by_the_guest)
+{
+	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
+	char target[PATH_MAX];
+
+	ASSERT_OK(pod_manifest_parse(pod_json, strlen(pod_json), &pm, NULL));
+	/* "one": a link to a host file, kept as the guest's status, never written through.
+	 * "two": its temporary name is a link to a host file. "three": its temporary name is a
+	 * FIFO with no reader (opening it for writing would block). */
+	(void) snprintf(target, sizeof(target), "%s/status/canary", atk_host);
+	replace_with_link(POD_STATUS_DIR "/one", target);
+	replace_with_link(POD_STATUS_DIR "/.two.cc-tmp", target);
+	replace_with_fifo(POD_STATUS_DIR "/.three.cc-tmp");
+	ck_assert_int_eq(pod_status_fill(atk_pod_fd, pm, 137), 2);
+	ck_assert_str_eq(cctest_read_at(atk_tmp, "pod/" POD_STATUS_DIR "/two"), "137");
+	ck_assert_str_eq(cctest_read_at(atk_tmp, "pod/" POD_STATUS_DIR "/three"), "137");
+	assert_host_untouched();
+}
+END_TEST
+
+START_TEST(test_pod_exit_fifo_does_not_block)
+{
+	/* No writer: a blocking open would hang run (and the test, until its timeout). */
+	replace_with_fifo(POD_EXIT_PATH);
+	ck_assert_int_eq(pod_exit_read(atk_pod_fd), -2);
+}
+END_TEST
+
+START_TEST(test_pod_exit_symlink_and_huge_file)
+{
+	char target[PATH_MAX], p[PATH_MAX];
+
+	(void) snprintf(target, sizeof(target), "%s/cc-pod-exit", atk_host);
+	replace_with_link(POD_EXIT_PATH, target);
+	ck_assert_int_eq(pod_exit_read(atk_pod_fd), -2);
+	/* 1 GiB, sparse: refused by its size, not read. */
+	(void) snprintf(p, sizeof(p),
+			"rm -f %s/pod/" POD_EXIT_PATH " && truncate -s 1G %s/pod/" POD_EXIT_PATH,
+			atk_tmp, atk_tmp);
+	ck_assert_int_eq(system(p), 0);
+	ck_assert_int_eq(pod_exit_read(atk_pod_fd), -2);
+	/* A directory in its place. */
+	(void) snprintf(p, sizeof(p),
+			"rm -f %s/pod/" POD_EXIT_PATH " && mkdir %s/pod/" POD_EXIT_PATH, atk_tmp,
+			atk_tmp);
+	ck_assert_int_eq(system(p), 0);
+	ck_assert_int_eq(pod_exit_read(atk_pod_fd), -2);
+	assert_host_untouched();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("stage1-pod-exit");
 	TCase *tc = tcase_create("pod-exit");
+	TCase *atk = tcase_create("hostile-guest");
 
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_decision_table);
 	tcase_add_test(tc, test_status_fill_and_read);
 	suite_add_tcase(s, tc);
+	/* 10 s per test: an open that blocks on a FIFO fails instead of hanging. */
+	tcase_set_timeout(atk, 10);
+	tcase_add_checked_fixture(atk, attack_setup, attack_teardown);
+	tcase_add_test(atk, test_status_dir_symlink_not_followed);
+	tcase_add_test(atk, test_rkt_dir_symlink_not_followed);
+	tcase_add_test(atk, test_status_entries_planted_by_the_guest);
+	tcase_add_test(atk, test_pod_exit_fifo_does_not_block);
+	tcase_add_test(atk, test_pod_exit_symlink_and_huge_file);
+	suite_add_tcase(s, atk);
 	return s;
 }
 

@@ -277,6 +277,34 @@ START_TEST(test_reap_spares_other_processes)
 }
 END_TEST
 
+/* A FIFO, a link or a directory in place of pid: malformed, nothing killed, and no hang (a
+ * blocking open of the FIFO would run into the test timeout). */
+START_TEST(test_reap_hostile_pid_file)
+{
+	char p[PATH_MAX], target[PATH_MAX];
+	pid_t pid = fake_vmm(tmp, "cc-vmm");
+
+	(void) snprintf(p, sizeof(p), "%s/pid", tmp);
+	ck_assert_int_eq(mkfifo(p, 0644), 0);
+	ck_assert_int_eq(vmm_reap_leftover(pod_fd, 100, NULL), 0);
+	ck_assert_int_eq(unlink(p), 0);
+	/* A link to a file naming the live cc-vmm: not followed, the process is spared. */
+	(void) snprintf(target, sizeof(target), "%s/pid.target", tmp);
+	(void) snprintf(p, sizeof(p), "%d\n", (int) pid);
+	ASSERT_OK(write_string_file_atomic(target, p, 0644));
+	(void) snprintf(p, sizeof(p), "%s/pid", tmp);
+	ck_assert_int_eq(symlink(target, p), 0);
+	ck_assert_int_eq(vmm_reap_leftover(pod_fd, 100, NULL), 0);
+	ck_assert_int_eq(kill(pid, 0), 0);
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	ck_assert_int_eq(vmm_reap_leftover(pod_fd, 100, NULL), 0);
+	ck_assert_int_eq(rmdir(p), 0);
+	(void) kill(pid, SIGKILL);
+	(void) waitpid(pid, NULL, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("stage1-supervise");
@@ -285,6 +313,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_pid_file_before_exec);
+	tcase_add_test(tc, test_reap_hostile_pid_file);
 	tcase_add_test(tc, test_lock_fd_only_in_vmm);
 	tcase_add_test(tc, test_lock_fd_from_env);
 	tcase_add_test(tc, test_signals_forwarded);

@@ -58,8 +58,12 @@ START_TEST(test_quiet)
 		"cc-stage2:/p/stage1/rootfs/opt/stage2",
 		"--9p",
 		"cc-rkt:/p/stage1/rootfs/rkt",
+		"--9p-hostvol",
+		"cc-rkt",
 		"--9p",
 		"cc-journal:/p/stage1/rootfs/var/log/journal",
+		"--9p-hostvol",
+		"cc-journal",
 		"--chroot",
 		"/p/stage1/rootfs",
 		"--vsock",
@@ -168,13 +172,15 @@ START_TEST(test_nets)
 	ck_assert_str_eq(v[n - 4], "fd=10");
 }
 END_TEST
-/* Jailed (vmm-jail.h): the jail's paths, KVM inherited, no --chroot, even for a long pod dir. */
+/* Jailed (vmm-jail.h): the jail's paths, KVM inherited, no --chroot, even for a long pod dir;
+ * the host volumes' policy as unjailed. */
 START_TEST(test_jail)
 {
 	_cleanup_(vmm_argv_freep) char **v = NULL;
 	_cleanup_free_ char *long_dir = malloc(201);
 	struct vmm_config c = config();
 	static const char *const nets[] = {"fd=5,mac=02:00:00:00:00:01", NULL};
+	const struct volume_root vol = {2049, 131, 1000, 100};
 	static const char *const want[] = {
 		"/cc/cc-vmm",
 		"--kernel",
@@ -196,10 +202,16 @@ START_TEST(test_jail)
 		"cc-layer:/cc/layer,ro",
 		"--9p",
 		"cc-stage2:/opt/stage2",
+		"--9p-hostvol",
+		"cc-stage2:2049:131:1000:100",
 		"--9p",
 		"cc-rkt:/rkt",
+		"--9p-hostvol",
+		"cc-rkt",
 		"--9p",
 		"cc-journal:/var/log/journal",
+		"--9p-hostvol",
+		"cc-journal",
 		"--vsock",
 		"3:/cc/vm/vsock",
 		"--net",
@@ -215,11 +227,78 @@ START_TEST(test_jail)
 	c.jail = true;
 	c.kvm_fd = 7;
 	c.nets = nets;
+	c.hostvols = &vol;
+	c.n_hostvols = 1;
 	ASSERT_OK(vmm_argv_build(&c, &v));
 	ck_assert_uint_eq(argc_of(v), sizeof(want) / sizeof(want[0]) + 1);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		ck_assert_str_eq(v[i], want[i]);
 	ck_assert_ptr_nonnull(strstr(v[sizeof(want) / sizeof(want[0])], "cc.pod=cc-layer"));
+}
+END_TEST
+
+/* One --9p-hostvol per host volume root, right after the cc-stage2 share; hundreds fit. */
+START_TEST(test_hostvols)
+{
+	_cleanup_(vmm_argv_freep) char **v = NULL;
+	_cleanup_free_ struct volume_root *many = NULL;
+	struct vmm_config c = config();
+	const struct volume_root two[] = {{2049, 131, 1000, 100}, {UINT64_MAX, 7, 0, 0}};
+	size_t i;
+
+	c.hostvols = two;
+	c.n_hostvols = 2;
+	ASSERT_OK(vmm_argv_build(&c, &v));
+	for (i = 0; v[i] && strcmp(v[i], "cc-stage2:/p/stage1/rootfs/opt/stage2") != 0; i++)
+		;
+	ck_assert_ptr_nonnull(v[i]);
+	ck_assert_str_eq(v[i - 1], "--9p");
+	ck_assert_str_eq(v[i + 1], "--9p-hostvol");
+	ck_assert_str_eq(v[i + 2], "cc-stage2:2049:131:1000:100");
+	ck_assert_str_eq(v[i + 3], "--9p-hostvol");
+	ck_assert_str_eq(v[i + 4], "cc-stage2:18446744073709551615:7:0:0");
+	ck_assert_str_eq(v[i + 5], "--9p");
+	v = vmm_argv_free(v);
+
+	many = calloc(256, sizeof(*many));
+	ck_assert_ptr_nonnull(many);
+	for (i = 0; i < 256; i++)
+		many[i] = (struct volume_root){1, i, 2, 3};
+	c.hostvols = many;
+	c.n_hostvols = 256;
+	c.debug = true;
+	ASSERT_OK(vmm_argv_build(&c, &v));
+	ck_assert_str_eq(v[argc_of(v) - 3], "-v");
+	for (i = 0; v[i] && strcmp(v[i], "cc-stage2:1:255:2:3") != 0; i++)
+		;
+	ck_assert_ptr_nonnull(v[i]);
+}
+END_TEST
+
+/* Every option at once, CCNET_NETS_MAX NICs, jailed and not: within VMM_ARGV_MAX. */
+START_TEST(test_longest)
+{
+	static const char *const nets[] = {"fd=3", "fd=4", "fd=5",  "fd=6", "fd=7",
+					   "fd=8", "fd=9", "fd=10", NULL};
+	const struct volume_root vol = {1, 2, 3, 4};
+	struct vmm_config c = config();
+
+	c.debug = true;
+	c.extra_kernel_params = "x=1";
+	c.kernel_pages_dir = "/k";
+	c.nets = nets;
+	c.hostvols = &vol;
+	c.n_hostvols = 1;
+	c.kvm_fd = 9;
+	for (int jail = 0; jail < 2; jail++) {
+		_cleanup_(vmm_argv_freep) char **v = NULL;
+
+		c.jail = jail;
+		ASSERT_OK(vmm_argv_build(&c, &v));
+		ck_assert_str_eq(v[argc_of(v) - 4], "fd=10");
+		ck_assert_str_eq(v[argc_of(v) - 3], "-v");
+		ck_assert_uint_eq(argc_of(v), 53); /* --kvm-fd <fd> for --chroot <dir> */
+	}
 }
 END_TEST
 
@@ -253,11 +332,13 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, test_quiet);
 	tcase_add_test(tc, test_kernel_pages_dir);
+	tcase_add_test(tc, test_hostvols);
 	tcase_add_test(tc, test_debug_and_extra_params);
 	tcase_add_test(tc, test_long_pod_dir_uses_relative_vsock);
 	tcase_add_test(tc, test_invalid);
 	tcase_add_test(tc, test_nets);
 	tcase_add_test(tc, test_jail);
+	tcase_add_test(tc, test_longest);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,8 @@
 /*
  * Carrying out a volume plan (volume-mount.h) in a private mount namespace of the test's
  * own: host ro/rw, recursive and not, single-file, empty volumes shared between two apps,
- * and a target behind an escaping symlink. Needs root.
+ * and a target behind an escaping symlink; the host volumes' roots handed to the VMM (empty
+ * volumes are not among them). Needs root.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,7 @@
 
 static char *tmp;
 static int pod_fd = -1;
+static struct volume_roots roots;
 
 static void sh(const char *fmt, ...) _printf_(1, 2);
 static void sh(const char *fmt, ...)
@@ -54,6 +56,7 @@ static void setup(void)
 static void teardown(void)
 {
 	pod_fd = safe_close(pod_fd);
+	volume_roots_done(&roots);
 	/* The mounts live in this forked test's own namespace: drop them, then the files. */
 	sh("awk '{print $5}' /proc/self/mountinfo | grep '^%s/' | sort -r | "
 	   "xargs -r -n1 umount -l",
@@ -84,7 +87,7 @@ static void apply(const char *mounts_a, const char *mounts_b, const char *volume
 	ck_assert_msg(pod_manifest_parse(json, strlen(json), &pm, &merr) == 0, "%s: %s", merr.path,
 		      merr.msg);
 	ASSERT_OK(volume_plan_build(pm, NULL, &plan, NULL, NULL, &err));
-	r = volume_plan_apply(&plan, pod_fd, NULL, NULL, &err);
+	r = volume_plan_apply(&plan, pod_fd, &roots, NULL, NULL, &err);
 	ck_assert_msg(r == expect, "apply: %d (%s)", r, err.msg);
 	if (expect_msg)
 		ck_assert_msg(strstr(err.msg, expect_msg), "%s", err.msg);
@@ -125,14 +128,34 @@ static char *volumes_json(void)
 	return v;
 }
 
+/* Whether the host path tmp/rel is roots.v[i], owner included. */
+static void assert_root(size_t i, const char *rel)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	(void) snprintf(p, sizeof(p), "%s/%s", tmp, rel);
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_uint_lt(i, roots.n);
+	ck_assert_uint_eq(roots.v[i].dev, st.st_dev);
+	ck_assert_uint_eq(roots.v[i].ino, st.st_ino);
+	ck_assert_uint_eq(roots.v[i].uid, st.st_uid);
+	ck_assert_uint_eq(roots.v[i].gid, st.st_gid);
+}
+
 START_TEST(test_host_ro_rw_file)
 {
 	_cleanup_free_ char *vols = volumes_json(), *buf = NULL;
 	char p[PATH_MAX];
 
+	sh("chown 1000:1001 %s/host/rw", tmp);
 	apply("{\"volume\":\"ro\",\"path\":\"/ro\"},{\"volume\":\"rw\",\"path\":\"/rw\"},"
 	      "{\"volume\":\"file\",\"path\":\"/etc/conf\"}",
 	      "", vols, 0, NULL);
+	ck_assert_uint_eq(roots.n, 3);
+	assert_root(0, "host/ro");
+	assert_root(1, "host/rw");
+	assert_root(2, "host/file");
 	(void) snprintf(p, sizeof(p), "%s/stage1/rootfs/opt/stage2/a/rootfs/ro/data", tmp);
 	ASSERT_OK(read_full_file(p, 64, &buf, NULL));
 	ck_assert_str_eq(buf, "secret\n");
@@ -156,6 +179,8 @@ START_TEST(test_recursive_read_only)
 	sh("mount -t tmpfs tmpfs %s/host/rec/sub && echo sub >%s/host/rec/sub/y", tmp, tmp);
 	apply("{\"volume\":\"rec\",\"path\":\"/rec\"},{\"volume\":\"norec\",\"path\":\"/norec\"}",
 	      "", vols, 0, NULL);
+	ck_assert_uint_eq(roots.n, 1); /* one source bound twice: one root */
+	assert_root(0, "host/rec");
 	sh("test -f %s/stage1/rootfs/opt/stage2/a/rootfs/rec/sub/y", tmp);
 	ASSERT_ERRNO(write_at("a/rootfs/rec/sub/z"), EROFS);
 	/* Not recursive: the submount is not there, the directory under it is. */
@@ -173,6 +198,7 @@ START_TEST(test_empty_shared)
 
 	apply("{\"volume\":\"e\",\"path\":\"/shared\"}",
 	      "{\"volume\":\"e\",\"path\":\"/deep/er/shared\"}", vols, 0, NULL);
+	ck_assert_uint_eq(roots.n, 0); /* empty volumes keep passthrough */
 	(void) snprintf(p, sizeof(p), "%s/cc/volumes/e", tmp);
 	ck_assert_int_eq(stat(p, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0770);
@@ -227,7 +253,8 @@ START_TEST(test_source_changed_type)
 		ASSERT_OK(pod_manifest_parse(json, strlen(json), &pm, NULL));
 		ASSERT_OK(volume_plan_build(pm, NULL, &plan, NULL, NULL, &err));
 		sh("rm -rf %1$s/host/ro && echo >%1$s/host/ro", tmp);
-		ASSERT_ERRNO(volume_plan_apply(&plan, pod_fd, NULL, NULL, &err), ESTALE);
+		ASSERT_ERRNO(volume_plan_apply(&plan, pod_fd, &roots, NULL, NULL, &err), ESTALE);
+		ck_assert_uint_eq(roots.n, 0);
 	}
 }
 END_TEST

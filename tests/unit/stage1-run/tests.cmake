@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # stage1 `run` and `gc`: the supervisor pieces (lib ccstage1run) and the two programs driven
 # against hand-laid pod dirs with a fake VMM.
-foreach(_t volume-plan root-path pod-exit vmm-argv resources supervise bus kernel-pages-dir)
+foreach(_t volume-plan root-path pod-exit vmm-argv vmm-jail-map resources supervise bus
+    kernel-pages-dir)
   cc_add_check_test(NAME test-stage1-${_t} LABEL unit
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-${_t}.c
     LIBS ccstage1run)

@@ -91,6 +91,58 @@ START_TEST(test_share_limit)
 }
 END_TEST
 
+START_TEST(test_hostvol_forms)
+{
+	char spec[64];
+
+	ASSERT_OK(vm_config_add_share(&cfg, "a:/pod/a", &reason));
+	ASSERT_OK(vm_config_add_share(&cfg, "stage2:/pod/stage2", &reason));
+	ASSERT_OK(vm_config_add_hostvol(&cfg, "stage2:2049:131:1000:100", &reason));
+	ASSERT_OK(
+		vm_config_add_hostvol(&cfg, "stage2:18446744073709551615:7:0:4294967294", &reason));
+	ASSERT_OK(vm_config_add_hostvol(&cfg, "a:2049:131:0:0", &reason)); /* another share */
+	ck_assert_uint_eq(cfg.n_hostvols, 3);
+	ck_assert_uint_eq(cfg.hostvols[0].share, 1);
+	ck_assert_uint_eq(cfg.hostvols[0].dev, 2049);
+	ck_assert_uint_eq(cfg.hostvols[0].ino, 131);
+	ck_assert_uint_eq(cfg.hostvols[0].uid, 1000);
+	ck_assert_uint_eq(cfg.hostvols[0].gid, 100);
+	ck_assert_uint_eq(cfg.hostvols[1].dev, UINT64_MAX);
+	ck_assert_uint_eq(cfg.hostvols[1].gid, 4294967294u);
+	ck_assert_uint_eq(cfg.hostvols[2].share, 0);
+
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:2049:131:5:5", &reason), EEXIST,
+		       "already");
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "none:1:2:3:4", &reason), ENOENT, "no --9p");
+	/* The whole share: once. */
+	ASSERT_OK(vm_config_add_hostvol(&cfg, "stage2", &reason));
+	ck_assert(cfg.hostvols[3].export_root && cfg.hostvols[3].share == 1);
+	ck_assert(!cfg.hostvols[0].export_root);
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2", &reason), EEXIST, "already one");
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage", &reason), ENOENT, "no --9p");
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "", &reason), ENOENT, "no --9p");
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:", &reason), EINVAL, "TAG:DEV");
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:1:2:3", &reason), EINVAL, "TAG:DEV");
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:1:2:3:4:5", &reason), EINVAL, "TAG:DEV");
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:1::3:4", &reason), EINVAL, "TAG:DEV");
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:-1:2:3:4", &reason), EINVAL, "TAG:DEV");
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:0x1:2:3:4", &reason), EINVAL, "TAG:DEV");
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:1:2: 3:4", &reason), EINVAL, "TAG:DEV");
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:18446744073709551616:2:3:4", &reason),
+		       EINVAL, "TAG:DEV");
+	/* (uid_t) -1 means "leave it" to chown(2): never an owner */
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:1:2:4294967295:4", &reason), EINVAL,
+		       "below 4294967295");
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "stage2:1:2:3:4294967295", &reason), EINVAL,
+		       "below 4294967295");
+	for (unsigned i = cfg.n_hostvols; i < VM_MAX_HOSTVOLS; i++) {
+		snprintf(spec, sizeof(spec), "a:9:%u:1:1", i);
+		ASSERT_OK(vm_config_add_hostvol(&cfg, spec, &reason));
+	}
+	ASSERT_REFUSED(vm_config_add_hostvol(&cfg, "a:10:1:1:1", &reason), E2BIG, "at most 256");
+}
+END_TEST
+
 START_TEST(test_vsock_forms)
 {
 	ASSERT_OK(vm_config_set_vsock(&cfg, "3:/run/pod/vsock", &reason));
@@ -265,6 +317,7 @@ int main(void)
 	tcase_add_test(tc, test_share_forms);
 	tcase_add_test(tc, test_share_refused);
 	tcase_add_test(tc, test_share_limit);
+	tcase_add_test(tc, test_hostvol_forms);
 	tcase_add_test(tc, test_vsock_forms);
 	tcase_add_test(tc, test_vsock_refused);
 	tcase_add_test(tc, test_net_forms);

@@ -11,6 +11,9 @@ cc_add_check_test(NAME test-vsock-handshake LABEL unit
 cc_add_check_test(NAME test-vsock-muxer LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-muxer.c
   LIBS vmm)
+cc_add_check_test(NAME test-vsock-budget LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-budget.c
+  LIBS vmm)
 # Through the vdev ops, on the virtio suites' fake guest memory helpers.
 cc_add_check_test(NAME test-vsock-device LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-device.c ${CMAKE_SOURCE_DIR}/tests/unit/virtio/vtest.c
