@@ -38,6 +38,7 @@ enum {
 	ARG_NO_SANDBOX,
 	ARG_SECCOMP,
 	ARG_CHROOT,
+	ARG_KVM_FD,
 };
 
 struct args {
@@ -96,6 +97,7 @@ static void help(void)
 	       "      --chroot DIR         with the sandbox: make DIR the VMM's root once every\n"
 	       "                           file is open (DIR/proc must be a procfs)\n"
 	       "      --kvm-device PATH    KVM device (default /dev/kvm)\n"
+	       "      --kvm-fd N           an inherited, already open KVM device instead\n"
 	       "  -v, --verbose            say why the VM stopped; twice: debug output\n"
 	       "  -h, --help               this help\n",
 	       VM_MAX_CPUS);
@@ -175,6 +177,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"boot-markers", required_argument, NULL, ARG_BOOT_MARKERS},
 		{"ksm", no_argument, NULL, ARG_KSM},
 		{"kvm-device", required_argument, NULL, ARG_KVM_DEVICE},
+		{"kvm-fd", required_argument, NULL, ARG_KVM_FD},
 		{"hugepages", required_argument, NULL, ARG_HUGEPAGES},
 		{"9p", required_argument, NULL, ARG_9P},
 		{"9p-hostvol", required_argument, NULL, ARG_9P_HOSTVOL},
@@ -233,6 +236,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case ARG_KVM_DEVICE:
 			a->cfg.kvm_path = optarg;
+			break;
+		case ARG_KVM_FD:
+			if (parse_u64(optarg, INT32_MAX, &v) < 0 || v < 3)
+				return log_error_errno(
+					EINVAL, "--kvm-fd: expected an fd >= 3, got '%s'", optarg);
+			a->cfg.kvm_fd = (int) v;
 			break;
 		case ARG_KSM:
 			a->cfg.ksm = true;
@@ -332,6 +341,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 	if (a->cfg.kernel_pages_dir && a->cfg.kernel_pages_ro_fd >= 0)
 		return log_error_errno(EINVAL, "--share-kernel-pages and --share-kernel-pages-fd "
 					       "exclude each other");
+	if (a->cfg.kvm_fd >= 0 && a->cfg.kvm_path)
+		return log_error_errno(EINVAL, "--kvm-fd and --kvm-device exclude each other");
 	if (a->cfg.sandbox_root && !a->cfg.sandbox)
 		return log_error_errno(EINVAL, "--chroot needs the sandbox (not --no-sandbox)");
 	if (a->cfg.sandbox_root && chroot_check(a->cfg.sandbox_root) < 0)
@@ -382,9 +393,12 @@ static void setup_process(void)
 	}
 }
 
-/* Before we open anything, so that a number given with --net fd= cannot be one of ours. */
+/* Before we open anything, so that a number given with --net fd= or --kvm-fd cannot be one of
+ * ours. */
 static int check_tap_fds(const struct vm_config *cfg)
 {
+	if (cfg->kvm_fd >= 0 && fcntl(cfg->kvm_fd, F_GETFD) < 0)
+		return log_error_errno(errno, "--kvm-fd: fd %d is not open: %m", cfg->kvm_fd);
 	for (unsigned i = 0; i < cfg->n_nets; i++)
 		if (cfg->nets[i].tap_fd >= 0 && fcntl(cfg->nets[i].tap_fd, F_GETFD) < 0)
 			return log_error_errno(errno, "--net: fd %d is not open: %m",
@@ -405,9 +419,12 @@ static int check_kernel_pages_fds(const struct vm_config *cfg)
 	return 0;
 }
 
-/* The VM works on duplicates of the --net fd= taps: ours go once it exists (or failed). */
+/* The VM works on duplicates of the --net fd= taps and of --kvm-fd: ours go once it exists (or
+ * failed). */
 static void close_tap_fds(struct vm_config *cfg)
 {
+	if (cfg->kvm_fd >= 0)
+		cfg->kvm_fd = safe_close(cfg->kvm_fd);
 	for (unsigned i = 0; i < cfg->n_nets; i++)
 		if (cfg->nets[i].tap_fd >= 0)
 			cfg->nets[i].tap_fd = safe_close(cfg->nets[i].tap_fd);

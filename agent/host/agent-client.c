@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,26 +73,68 @@ static int client_handshake(int fd, unsigned port, int timeout_ms)
 }
 
 /*
- * The VMM's socket as an O_PATH fd, checked to be a socket reached through no link: a relative
- * path resolves beneath the cwd (the pod dir) through none at all, an absolute one from its
- * parent directory (the caller's). So a link or a FIFO planted at cc/vsock (by a compromised
- * VMM, which makes the socket) cannot point stop or enter at another host socket.
+ * The VMM's socket as an O_PATH fd, checked to be a socket, through beneath_open(): a relative
+ * path beneath the cwd (the pod dir), an absolute one beneath its parent directory (the
+ * caller's). No link is followed but one: at the last component, to a relative target, which
+ * is then resolved beneath the link's directory through no link at all (stage1's cc/vsock ->
+ * vm/vsock of a jailed VMM, vmm-jail.h). So a link or a FIFO a compromised VMM plants where it
+ * makes its socket (cc/vsock, or cc/vm/vsock in its jail) cannot point stop or enter at
+ * another host socket: -ELOOP, -EXDEV or -EBADFD. *ret_path: the path of the socket that was
+ * opened (the link resolved), to connect to where there is no /proc.
  */
-static int vsock_socket_open(const char *path)
+static int vsock_socket_open(const char *path, char **ret_path)
 {
-	_cleanup_free_ char *parent = NULL;
-	_cleanup_close_ int dir_fd = -EBADF;
-	const char *slash = strrchr(path, '/');
+	_cleanup_free_ char *parent = NULL, *dir = NULL;
+	_cleanup_close_ int root_fd = -EBADF, dir_fd = -EBADF;
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path, *rel = path;
+	char target[PATH_MAX];
+	ssize_t n;
+	int fd;
 
-	if (path[0] != '/')
-		return beneath_open(AT_FDCWD, path, O_PATH, S_IFSOCK);
-	parent = strndup(path, slash == path ? 1 : (size_t) (slash - path));
-	if (!parent)
+	if (path[0] == '/') {
+		parent = strndup(path, slash == path ? 1 : (size_t) (slash - path));
+		if (!parent)
+			return -ENOMEM;
+		root_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root_fd < 0)
+			return -errno;
+		rel = name;
+	}
+	fd = beneath_open(root_fd >= 0 ? root_fd : AT_FDCWD, rel, O_PATH, S_IFSOCK);
+	if (fd != -ELOOP) {
+		if (fd >= 0 && !(*ret_path = strdup(path))) {
+			close(fd);
+			return -ENOMEM;
+		}
+		return fd;
+	}
+	/* The link's directory, itself reached through no link. */
+	if (root_fd >= 0)
+		dir_fd = TAKE_FD(root_fd);
+	else {
+		dir = slash ? strndup(path, (size_t) (slash - path)) : strdup(".");
+		if (!dir)
+			return -ENOMEM;
+		dir_fd = beneath_open(AT_FDCWD, dir, O_PATH | O_DIRECTORY, S_IFDIR);
+		if (dir_fd < 0)
+			return dir_fd;
+	}
+	n = readlinkat(dir_fd, name, target, sizeof(target));
+	if (n < 0)
+		return errno == EINVAL ? -ELOOP : -errno; /* the link was in the directory's path */
+	if ((size_t) n >= sizeof(target) || n == 0 || memchr(target, '\0', (size_t) n))
+		return -ELOOP;
+	target[n] = '\0';
+	if (target[0] == '/')
+		return -ELOOP;
+	fd = beneath_open(dir_fd, target, O_PATH, S_IFSOCK);
+	if (fd < 0)
+		return fd;
+	if (asprintf(ret_path, "%.*s%s", slash ? (int) (slash - path + 1) : 0, path, target) < 0) {
+		close(fd);
 		return -ENOMEM;
-	dir_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dir_fd < 0)
-		return -errno;
-	return beneath_open(dir_fd, slash + 1, O_PATH, S_IFSOCK);
+	}
+	return fd;
 }
 
 int agent_client_connect(const char *vsock_path, unsigned port, int timeout_ms, int *ret_fd,
@@ -99,14 +142,15 @@ int agent_client_connect(const char *vsock_path, unsigned port, int timeout_ms, 
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	_cleanup_close_ int fd = -EBADF, sock_fd = -EBADF;
+	_cleanup_free_ char *sock_path = NULL;
 	int r;
 
 	*ret_msg = NULL;
-	if (!vsock_path || strlen(vsock_path) >= sizeof(sa.sun_path)) {
-		agent_msg(ret_msg, "%s: path too long for a unix socket", vsock_path ?: "");
-		return -ENAMETOOLONG;
+	if (!vsock_path || !*vsock_path) {
+		agent_msg(ret_msg, "no vsock socket path");
+		return -EINVAL;
 	}
-	sock_fd = vsock_socket_open(vsock_path);
+	sock_fd = vsock_socket_open(vsock_path, &sock_path);
 	if (sock_fd < 0) {
 		agent_msg(ret_msg, "cannot reach the pod's VM through %s: %s", vsock_path,
 			  strerror(-sock_fd));
@@ -119,8 +163,12 @@ int agent_client_connect(const char *vsock_path, unsigned port, int timeout_ms, 
 		return -errno;
 	r = RET_NERRNO(connect(fd, (struct sockaddr *) &sa, sizeof(sa)));
 	if (r == -ENOENT && access("/proc/self/fd", F_OK) < 0) {
-		strcpy(sa.sun_path, vsock_path);
-		r = RET_NERRNO(connect(fd, (struct sockaddr *) &sa, sizeof(sa)));
+		if (strlen(sock_path) >= sizeof(sa.sun_path))
+			r = -ENAMETOOLONG;
+		else {
+			strcpy(sa.sun_path, sock_path);
+			r = RET_NERRNO(connect(fd, (struct sockaddr *) &sa, sizeof(sa)));
+		}
 	}
 	if (r < 0) {
 		agent_msg(ret_msg, "cannot reach the pod's VM through %s: %s", vsock_path,

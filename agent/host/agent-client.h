@@ -12,7 +12,9 @@
 
 /*
  * Connect to the pod's agent through the VMM's vsock socket (`<pod>/cc/vsock`): the
- * `CONNECT <port>\n` / `OK <n>\n` handshake of docs/vsock.md, within timeout_ms.
+ * `CONNECT <port>\n` / `OK <n>\n` handshake of docs/vsock.md, within timeout_ms. The socket
+ * is resolved with beneath_open() (cc/beneath.h), following one relative link at the last
+ * component only (cc/vsock -> vm/vsock; the jailed VMM writes in cc/vm), and must be a socket.
  */
 int agent_client_connect(const char *vsock_path, unsigned port, int timeout_ms, int *ret_fd,
 			 char **ret_msg);

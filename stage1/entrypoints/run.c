@@ -37,6 +37,7 @@
 #include "stage1/vmsize.h"
 #include "supervise.h"
 #include "vmm-argv.h"
+#include "vmm-jail.h"
 #include "vmm-root.h"
 #include "volume-mount.h"
 #include "volume-plan.h"
@@ -92,6 +93,8 @@ struct run_ctx {
 	struct tty_raw tty;	/* --interactive: the terminal in raw mode while the VMM runs */
 	struct run_bound bound; /* the VMM's cgroup or rlimits */
 	struct kernel_pages_share kernel_pages;
+	bool jail; /* the VMM runs in its jail (vmm-jail.h) */
+	struct vmm_jail jail_cfg;
 };
 
 static void run_ctx_done(struct run_ctx *c)
@@ -244,9 +247,12 @@ static int run_enter_pod(struct run_ctx *c)
 		return fail(1, err.msg);
 	}
 	c->journal_linked = r > 0;
-	r = vmm_root_prepare(c->pod_fd);
+	/* Jailed, the VMM gets a procfs of its own PID namespace; else it is chrooted. */
+	r = c->jail ? vmm_jail_prepare_pod(c->pod_fd) : vmm_root_prepare(c->pod_fd);
 	if (r < 0) {
-		(void) run_error_set(&err, r, "cannot mount a procfs in the stage1 rootfs: %m");
+		(void) run_error_set(&err, r,
+				     c->jail ? "cannot prepare the VMM's directory: %m"
+					     : "cannot mount a procfs in the stage1 rootfs: %m");
 		run_undo(c);
 		return fail(1, err.msg);
 	}
@@ -381,6 +387,20 @@ static const int *kernel_pages_share(struct run_ctx *c)
 	return c->kernel_pages.fds;
 }
 
+static int jail_parent_setup(pid_t pid, void *userdata)
+{
+	struct run_ctx *c = userdata;
+
+	return vmm_jail_map(pid, &c->jail_cfg);
+}
+
+static int jail_child_setup(void *userdata)
+{
+	struct run_ctx *c = userdata;
+
+	return vmm_jail_enter(&c->jail_cfg);
+}
+
 static int run_vmm(struct run_ctx *c)
 {
 	_cleanup_(vmm_argv_freep) char **argv = NULL;
@@ -397,20 +417,58 @@ static int run_vmm(struct run_ctx *c)
 		.extra_kernel_params = getenv("RKT_HYPERVISOR_EXTRA_KERNEL_PARAMS"),
 		.kernel_pages_fds = kernel_pages_share(c),
 		.nets = (const char *const *) c->net.vmm_nets,
+		.jail = c->jail,
+		.kvm_fd = -1,
 		.hostvols = c->roots.v,
 		.n_hostvols = c->roots.n,
 	};
+	c->jail_cfg = (struct vmm_jail){
+		.pod_dir = c->pod_dir,
+		.vmm = c->vmm,
+		.kernel = c->kernel,
+		.image = c->image,
+		.caps = VMM_JAIL_CAPS,
+		.hostvols = c->roots.v,
+		.n_hostvols = c->roots.n,
+	};
+	_cleanup_close_ int kvm_fd = -1;
+	int keep_fds[CCNET_NETS_MAX + 3]; /* the taps, the kernel pages fds, KVM */
+	size_t n_keep = 0;
 	struct run_error err = {};
-	int keep_fds[CCNET_NETS_MAX + 2];
-	size_t n_keep_fds = 0;
 	struct pod_exit pe;
 	int status, r;
 
 	for (size_t i = 0; i < c->net.pod.n_nics; i++)
-		keep_fds[n_keep_fds++] = c->net.tap_fds[i];
+		keep_fds[n_keep++] = c->net.tap_fds[i];
 	if (vc.kernel_pages_fds) {
-		keep_fds[n_keep_fds++] = c->kernel_pages.fds[0];
-		keep_fds[n_keep_fds++] = c->kernel_pages.fds[1];
+		keep_fds[n_keep++] = c->kernel_pages.fds[0];
+		keep_fds[n_keep++] = c->kernel_pages.fds[1];
+	}
+	if (c->jail) {
+		char map[2048];
+
+		/* Every volume owner mappable, before anything starts. */
+		r = vmm_jail_map_build(&c->jail_cfg, false, map, sizeof(map));
+		if (r >= 0)
+			r = vmm_jail_map_build(&c->jail_cfg, true, map, sizeof(map));
+		if (r < 0) {
+			(void) run_error_set(&err, r,
+					     r == -ERANGE
+						     ? "a host volume's root is owned by an id "
+						       "the VMM's jail keeps for the VMM"
+						     : "too many host volume owners for the "
+						       "VMM's jail: %m");
+			run_undo(c);
+			return fail(1, err.msg);
+		}
+		/* The jail has no /dev: the VMM inherits KVM open. */
+		kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+		if (kvm_fd < 0) {
+			(void) run_error_set(&err, errno, "cannot open /dev/kvm: %m");
+			run_undo(c);
+			return fail(1, err.msg);
+		}
+		vc.kvm_fd = keep_fds[n_keep++] = kvm_fd;
 	}
 	r = vmm_argv_build(&vc, &argv);
 	if (r < 0) {
@@ -429,11 +487,15 @@ static int run_vmm(struct run_ctx *c)
 
 	struct supervise_config sc = {
 		.argv = argv,
-		.lock_fd = c->lock_fd >= 0 ? c->lock_fd : -1,
+		/* Jailed, the VMM holds no fd on the pod dir: run keeps the pod locked alone. */
+		.lock_fd = c->lock_fd >= 0 && !c->jail ? c->lock_fd : -1,
 		.pod_fd = c->pod_fd,
 		.keep_fds = keep_fds,
-		.n_keep_fds = n_keep_fds,
+		.n_keep_fds = n_keep,
 		.prestart = vmm_prestart,
+		.clone_flags = c->jail ? VMM_JAIL_CLONE_FLAGS : 0,
+		.parent_setup = c->jail ? jail_parent_setup : NULL,
+		.child_setup = c->jail ? jail_child_setup : NULL,
 		.started = vmm_started,
 		.tick = vmm_tick,
 		.tick_ms = STATUS_MIRROR_TICK_MS,
@@ -445,6 +507,8 @@ static int run_vmm(struct run_ctx *c)
 	machine_unregister(c);
 	/* A VMM that was killed could not remove its vsock socket. */
 	(void) unlinkat(c->pod_fd, POD_VSOCK_PATH, 0);
+	if (c->jail)
+		(void) unlinkat(c->pod_fd, POD_VM_VSOCK, 0);
 	if (r < 0) {
 		/* The VMM never ran: leave the pod dir as rkt made it. */
 		(void) unlinkat(c->pod_fd, POD_PID_PATH, 0);
@@ -496,6 +560,7 @@ int main(int argc, char *argv[])
 	 */
 	if (fds_set_cloexec(-1) < 0)
 		return fail(1, "cannot mark inherited file descriptors close-on-exec");
+	c.jail = vmm_jail_wanted();
 	r = run_check(&c);
 	if (r == 0)
 		r = run_enter_pod(&c);

@@ -27,6 +27,11 @@
 #define POD_LAYER_DIR	 POD_CC_DIR "/layer"
 #define POD_VSOCK_PATH	 POD_CC_DIR "/vsock"
 #define POD_TIMINGS_PATH POD_CC_DIR "/timings"
+
+/* The jailed VMM's directory (vmm-jail.h): its vsock socket, which POD_VSOCK_PATH links to. */
+#define POD_VM_DIR   POD_CC_DIR "/vm"
+#define POD_VM_VSOCK POD_VM_DIR "/vsock"
+
 /* The stage1's own files, shipped in the ACI as /cc/... */
 #define POD_STAGE1_CC_DIR POD_STAGE1_ROOTFS "/cc"
 #define POD_STAGE1_VMM	  POD_STAGE1_CC_DIR "/cc-vmm"

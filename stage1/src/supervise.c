@@ -2,11 +2,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,6 +84,19 @@ static int pid_file_write(int pod_fd, pid_t pid)
 	return r;
 }
 
+/*
+ * In a PID namespace of its own the child's parent is invisible (getppid() is 0): the
+ * supervisor keeps the gate's write end open until the exec, so a hangup means it died.
+ */
+static bool supervisor_gone(const struct supervise_config *c, pid_t parent, int gate_fd)
+{
+	struct pollfd p = {.fd = gate_fd, .events = POLLIN};
+
+	if (!(c->clone_flags & CLONE_NEWPID))
+		return getppid() != parent;
+	return poll(&p, 1, 0) != 0;
+}
+
 /* Let fd survive exec. */
 static int fd_inherit(int fd)
 {
@@ -99,8 +116,16 @@ _noreturn_ static void child_exec(const struct supervise_config *c, pid_t parent
 	/* Parent gone or refused: never start a VM nobody supervises. */
 	if (loop_read(gate_fd, &go, 1) != 1)
 		_exit(127);
+	/* Before the death signal: a change of credentials clears it. */
+	if (c->child_setup) {
+		e = c->child_setup(c->userdata);
+		if (e < 0) {
+			(void) loop_write(err_fd, &e, sizeof(e));
+			_exit(127);
+		}
+	}
 	/* Reparented already (to init or a subreaper): the supervisor died meanwhile. */
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || supervisor_gone(c, parent, gate_fd))
 		_exit(127);
 	if (c->lock_fd >= 0 && fd_inherit(c->lock_fd) < 0)
 		goto fail;
@@ -185,13 +210,25 @@ int supervise_run(const struct supervise_config *c, int *ret_status, pid_t *ret_
 	gate_r = gate[0], gate_w = gate[1], err_r = errp[0], err_w = errp[1];
 
 	parent = getpid();
-	pid = fork();
+	/* A single-threaded process: the raw clone() is a fork() into new namespaces. */
+	pid = c->clone_flags
+		      ? (pid_t) syscall(SYS_clone, c->clone_flags | SIGCHLD, NULL, NULL, NULL, NULL)
+		      : fork();
 	if (pid < 0)
 		return run_error_set(reterr_error, errno, "cannot fork: %m");
-	if (pid == 0)
+	if (pid == 0) {
+		gate_w = safe_close(gate_w);
 		child_exec(c, parent, gate_r, err_w, &old);
+	}
 	gate_r = safe_close(gate_r);
 	err_w = safe_close(err_w);
+	if (c->parent_setup) {
+		r = c->parent_setup(pid, c->userdata);
+		if (r < 0) {
+			child_kill(pid);
+			return run_error_set(reterr_error, r, "cannot set up %s: %m", c->argv[0]);
+		}
+	}
 
 	r = pid_file_write(c->pod_fd, pid);
 	if (r < 0) {
@@ -206,10 +243,12 @@ int supervise_run(const struct supervise_config *c, int *ret_status, pid_t *ret_
 		}
 	}
 	r = loop_write(gate_w, "g", 1);
-	gate_w = safe_close(gate_w);
 	n = loop_read(err_r, &e, sizeof(e));
+	gate_w = safe_close(gate_w);
 	if (r < 0 || n != 0) {
 		child_kill(pid);
+		if (n == (ssize_t) sizeof(e) && e < 0)
+			return run_error_set(reterr_error, -e, "cannot set up %s: %m", c->argv[0]);
 		if (n == (ssize_t) sizeof(e))
 			return run_error_set(reterr_error, e, "cannot execute %s: %m", c->argv[0]);
 		return run_error_set(reterr_error, r < 0 ? r : EIO, "cannot start %s: %m",

@@ -39,6 +39,16 @@ struct supervise_config {
 	 * it into its cgroup, set its limits); an error kills the child. NULL for none.
 	 */
 	int (*prestart)(pid_t pid, void *userdata, struct run_error *reterr_error);
+	/*
+	 * Namespaces of the child (CLONE_NEW*; 0: a plain fork). With CLONE_NEWPID the child
+	 * cannot see the supervisor: it checks that the supervisor lives through the gate pipe.
+	 */
+	unsigned long clone_flags;
+	/* In the supervisor, before the child goes on (e.g. its uid map); NULL for none. */
+	int (*parent_setup)(pid_t pid, void *userdata);
+	/* In the child once released, before exec (e.g. its jail); NULL for none. A failure
+	 * is reported as "cannot set up" the VMM. */
+	int (*child_setup)(void *userdata);
 	/* Called in the supervisor once the VMM runs (exec succeeded); NULL for none. */
 	void (*started)(pid_t pid, void *userdata);
 	/* Called in the supervisor while the VMM runs, each time tick_ms pass without a signal;

@@ -9,6 +9,7 @@
 #include "cc/cleanup.h"
 #include "pod-paths.h"
 #include "vmm-argv.h"
+#include "vmm-jail.h"
 
 #define VMM_ARGV_MAX 64
 
@@ -162,11 +163,15 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 		return -ENOMEM;
 	b.v = v;
 
-	add(&b, "%s", c->vmm);
+	add(&b, "%s", c->jail ? VMM_JAIL_VMM : c->vmm);
 	add(&b, "--kernel");
-	add(&b, "%s", c->kernel);
+	add(&b, "%s", c->jail ? VMM_JAIL_KERNEL : c->kernel);
 	add(&b, "--pmem");
-	add(&b, "%s", c->image);
+	add(&b, "%s", c->jail ? VMM_JAIL_IMAGE : c->image);
+	if (c->jail) {
+		add(&b, "--kvm-fd");
+		add(&b, "%d", c->kvm_fd);
+	}
 	add(&b, "--mem");
 	add(&b, "%llu", (unsigned long long) c->mem_mib);
 	add(&b, "--cpus");
@@ -190,10 +195,18 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 		add(&b, "--share-kernel-pages-fd");
 		add(&b, "%d,%d", c->kernel_pages_fds[0], c->kernel_pages_fds[1]);
 	}
+	/* The jail lays the shares out as the stage1 rootfs has them; its bind mounts keep the
+	 * host's dev and inode numbers, which --9p-hostvol names. */
 	add(&b, "--9p");
-	add(&b, "cc-layer:%s/" POD_LAYER_DIR ",ro", d);
+	if (c->jail)
+		add(&b, "cc-layer:" VMM_JAIL_LAYER ",ro");
+	else
+		add(&b, "cc-layer:%s/" POD_LAYER_DIR ",ro", d);
 	add(&b, "--9p");
-	add(&b, "cc-stage2:%s/" POD_STAGE2_DIR, d);
+	if (c->jail)
+		add(&b, "cc-stage2:" VMM_JAIL_STAGE2);
+	else
+		add(&b, "cc-stage2:%s/" POD_STAGE2_DIR, d);
 	/* Host volumes are bound inside the apps' rootfs: no setuid files, no root's (docs/9p.md).
 	 */
 	for (size_t i = 0; i < c->n_hostvols; i++) {
@@ -205,13 +218,24 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 	}
 	/* Reachable by rkt's group (rkt status): the host-volume policy on the whole share. */
 	add(&b, "--9p");
-	add(&b, "cc-rkt:%s/" POD_GUEST_RKT_DIR, d);
+	if (c->jail)
+		add(&b, "cc-rkt:" VMM_JAIL_RKT);
+	else
+		add(&b, "cc-rkt:%s/" POD_GUEST_RKT_DIR, d);
 	add(&b, "--9p-hostvol");
 	add(&b, "cc-rkt");
 	add(&b, "--9p");
-	add(&b, "cc-journal:%s/" POD_JOURNAL_DIR, d);
+	if (c->jail)
+		add(&b, "cc-journal:" VMM_JAIL_JOURNAL);
+	else
+		add(&b, "cc-journal:%s/" POD_JOURNAL_DIR, d);
 	add(&b, "--9p-hostvol");
 	add(&b, "cc-journal");
+	if (c->jail) {
+		add(&b, "--vsock");
+		add(&b, "%d:" VMM_JAIL_VSOCK, VMM_GUEST_CID);
+		goto nets;
+	}
 	/* The pod's machine (systemd-machined) has the stage1 rootfs as its root, as with nspawn.
 	 */
 	add(&b, "--chroot");
@@ -222,6 +246,7 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 		add(&b, "%d:%s/" POD_VSOCK_PATH, VMM_GUEST_CID, d);
 	else
 		add(&b, "%d:" POD_VSOCK_PATH, VMM_GUEST_CID);
+nets:
 	for (const char *const *n = c->nets; n && *n; n++) {
 		add(&b, "--net");
 		add(&b, "%s", *n);

@@ -35,6 +35,12 @@ struct vmm_config {
 	const int *kernel_pages_fds;
 	/* NULL-terminated `--net` values ("fd=N,mac=..", one per pod NIC), or NULL for none. */
 	const char *const *nets;
+	/*
+	 * The VMM runs in its jail (vmm-jail.h): argv names the VMM's files by their paths in the
+	 * jail, KVM is the inherited kvm_fd, and no --chroot. Otherwise host paths, --chroot.
+	 */
+	bool jail;
+	int kvm_fd;
 	/* The host volumes' roots in the cc-stage2 share: one --9p-hostvol each. */
 	const struct volume_root *hostvols;
 	size_t n_hostvols;

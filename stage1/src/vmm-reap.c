@@ -14,6 +14,7 @@
 #include "cc/beneath.h"
 #include "cc/cleanup.h"
 #include "pod-paths.h"
+#include "vmm-jail.h"
 #include "vmm-reap.h"
 
 static int exe_is_vmm(pid_t pid)
@@ -33,18 +34,48 @@ static int exe_is_vmm(pid_t pid)
 	return strcmp(base ? base + 1 : exe, VMM_EXE_NAME) == 0;
 }
 
-/* Whether /proc/<pid>/<link> (cwd, root) is the directory held by fd. */
-static int proc_dir_is(pid_t pid, const char *link, int fd)
+/* Whether path is the directory held by fd. */
+static int proc_dir_is_path(const char *path, int fd)
 {
-	char path[64];
 	struct stat a, b;
 
-	(void) snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, link);
 	if (stat(path, &a) < 0)
 		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
 	if (fstat(fd, &b) < 0)
 		return -errno;
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Whether /proc/<pid>/<link> (cwd, root) is the directory held by fd. */
+static int proc_dir_is(pid_t pid, const char *link, int fd)
+{
+	char path[64];
+
+	(void) snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, link);
+	return proc_dir_is_path(path, fd);
+}
+
+/*
+ * Jailed (vmm-jail.h), the VMM's root is a tmpfs of its own, whose VMM_JAIL_VM_DIR is this pod's
+ * POD_VM_DIR. Resolved beneath that root through no link: the VMM is not trusted.
+ */
+static int proc_jail_is(pid_t pid, int dir_fd)
+{
+	_cleanup_close_ int root_fd = -1, vm_fd = -1, pod_vm_fd = -1;
+	char path[64];
+
+	(void) snprintf(path, sizeof(path), "/proc/%d/root", (int) pid);
+	root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0)
+		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
+	vm_fd = beneath_open(root_fd, VMM_JAIL_VM_DIR + 1, O_PATH | O_DIRECTORY, S_IFDIR);
+	if (vm_fd < 0)
+		return 0;
+	pod_vm_fd = beneath_open(dir_fd, POD_VM_DIR, O_PATH | O_DIRECTORY, S_IFDIR);
+	if (pod_vm_fd < 0)
+		return pod_vm_fd == -ENOENT ? 0 : pod_vm_fd;
+	(void) snprintf(path, sizeof(path), "/proc/self/fd/%d", vm_fd);
+	return proc_dir_is_path(path, pod_vm_fd);
 }
 
 int vmm_process_matches(pid_t pid, int dir_fd)
@@ -56,6 +87,9 @@ int vmm_process_matches(pid_t pid, int dir_fd)
 		return 0;
 	r = exe_is_vmm(pid);
 	if (r <= 0)
+		return r;
+	r = proc_jail_is(pid, dir_fd);
+	if (r != 0)
 		return r;
 	/* Sandboxed, the VMM's root and cwd are the pod's stage1 rootfs (cc-vmm --chroot): the
 	 * VMM's own tree, so reached through no link. */

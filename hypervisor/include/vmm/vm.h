@@ -99,7 +99,9 @@ struct vm_config {
 	int console_out_fd;   /* -1: output dropped, and no virtio-console device */
 	int boot_markers_fd;  /* -1: markers not written; else JSON lines */
 	const char *kvm_path; /* NULL: /dev/kvm */
-	uint64_t start_ns;    /* CLOCK_MONOTONIC at VMM start (0: vm_new's) */
+	/* An open KVM device instead of kvm_path, or -1; stays the caller's (the VM dups it). */
+	int kvm_fd;
+	uint64_t start_ns; /* CLOCK_MONOTONIC at VMM start (0: vm_new's) */
 
 	/* Virtio devices besides the console, filled by vm_config_add_*() (strings owned). */
 	struct vm_share_config shares[VM_MAX_SHARES];

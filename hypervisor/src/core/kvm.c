@@ -45,7 +45,13 @@ static int vm_kvm_open_dev(struct vm *vm, struct vm_error *reterr)
 	const char *path = vm->cfg.kvm_path ? vm->cfg.kvm_path : "/dev/kvm";
 	int r;
 
-	vm->kvm_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (vm->cfg.kvm_fd >= 0) {
+		/* Opened by a more privileged caller (the stage1's jail): the device need not be
+		 * reachable from the VMM's root. */
+		path = "the --kvm-fd device";
+		vm->kvm_fd = fcntl(vm->cfg.kvm_fd, F_DUPFD_CLOEXEC, 3);
+	} else
+		vm->kvm_fd = open(path, O_RDWR | O_CLOEXEC);
 	if (vm->kvm_fd < 0) {
 		r = -errno;
 		if (r == -EBUSY || r == -EAGAIN)

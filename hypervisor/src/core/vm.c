@@ -52,6 +52,7 @@ void vm_config_init(struct vm_config *cfg)
 		.sandbox_keep_fd = -1,
 		.kernel_pages_ro_fd = -1,
 		.kernel_pages_chan_fd = -1,
+		.kvm_fd = -1,
 	};
 }
 

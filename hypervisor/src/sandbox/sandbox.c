@@ -11,6 +11,7 @@
 #include "cc/cleanup.h"
 #include "cc/log.h"
 #include "sandbox/sandbox-caps.h"
+#include "sandbox/sandbox-escape.h"
 #include "sandbox/sandbox-fds.h"
 #include "sandbox/sandbox-filter.h"
 #include "sandbox/sandbox.h"
@@ -24,6 +25,7 @@ struct sandbox {
 	struct sandbox_config cfg;
 	struct sock_fprog progs[_SANDBOX_THREAD_MAX];
 	enum sandbox_thread selftest;
+	char *escape_path; /* CC_VMM_SANDBOX_SELFTEST=escape[:PATH], or NULL */
 };
 
 static const char *const sandbox_thread_names[_SANDBOX_THREAD_MAX] = {
@@ -68,6 +70,7 @@ struct sandbox *sandbox_free(struct sandbox *sb)
 		return NULL;
 	for (unsigned i = 0; i < _SANDBOX_THREAD_MAX; i++)
 		free(sb->progs[i].filter);
+	free(sb->escape_path);
 	free(sb);
 	return NULL;
 }
@@ -87,7 +90,12 @@ int sandbox_new(const struct sandbox_config *cfg, struct sandbox **ret)
 	sb->cfg = *cfg;
 	sb->selftest = _SANDBOX_THREAD_INVALID;
 	selftest = secure_getenv(SANDBOX_SELFTEST_ENV);
-	if (selftest && *selftest) {
+	if (selftest && strncmp(selftest, "escape", 6) == 0 &&
+	    (selftest[6] == '\0' || selftest[6] == ':')) {
+		sb->escape_path = strdup(selftest[6] ? selftest + 7 : SANDBOX_ESCAPE_DEFAULT);
+		if (!sb->escape_path)
+			return -ENOMEM;
+	} else if (selftest && *selftest) {
 		sb->selftest = sandbox_thread_from_string(selftest);
 		if (sb->selftest < 0)
 			return -EINVAL;
@@ -162,6 +170,17 @@ int sandbox_enter_process(struct sandbox *sb)
 	r = sandbox_caps_apply(sb->cfg.vmm_caps, true);
 	if (r < 0)
 		return log_debug_errno(r, "sandbox: cannot drop capabilities: %m");
+	if (sb->escape_path) {
+		const char *how = NULL;
+
+		r = sandbox_escape_try(sb->escape_path, &how);
+		if (r < 0 && how)
+			return log_error_errno(r, "sandbox selftest: escape: %s", how);
+		if (r < 0)
+			return log_error_errno(r, "sandbox selftest: escape: %m");
+		log_warning("sandbox selftest: escape: %d attempts to open %s refused", r,
+			    sb->escape_path);
+	}
 	rss_before = sandbox_rss_kb(statm_fd);
 	(void) malloc_trim(0);
 	log_debug("sandbox: malloc_trim: RSS %ld kB -> %ld kB", rss_before,

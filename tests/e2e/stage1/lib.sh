@@ -20,7 +20,8 @@ want() {
 console() { tr -d '\r' <"$tmp/$1.out"; }
 # says POD APP TEXT: the app printed the line TEXT (cc-testapp's "cc-test[APP] TEXT").
 says() {
-	if console "$1" | grep -qF "cc-test[$2] $3"; then
+	# not grep -q: it may exit before tr has written the console, whose SIGPIPE pipefail counts
+	if console "$1" | grep -F "cc-test[$2] $3" >/dev/null; then
 		ok "[$1] $2 says '$3'"
 	else
 		failed "[$1] $2 did not say '$3'"
@@ -69,7 +70,7 @@ startpod() {
 # wait_for POD TEXT: until the console has TEXT (up to $boot_timeout s); prints the ms waited.
 wait_for() {
 	local start=${EPOCHREALTIME/./} deadline=$((SECONDS + boot_timeout))
-	while ! console "$1" | grep -qF "$2"; do
+	while ! console "$1" | grep -F "$2" >/dev/null; do
 		if ((SECONDS >= deadline)) || ! kill -0 "$bgpid" 2>/dev/null; then
 			failed "[$1] no '$2' on the console"
 			return 1
@@ -107,13 +108,14 @@ one_line_error() {
 	fi
 }
 
-# no_vmm_left NAME: no process left that belongs to the pod (its UUID on the command line).
+# no_vmm_left NAME: no process left that belongs to the pod (its UUID on the command line, or
+# its machine ID: the jailed VMM's paths do not name the pod dir, its guest command line does).
 no_vmm_left() {
 	local u
 	u=$(uuid_of "$1")
 	[[ -n "$u" ]] || return 0
-	if pgrep -f -- "$u" >/dev/null; then
-		failed "[$1] processes left: $(pgrep -af -- "$u")"
+	if pgrep -f -- "$u|${u//-/}" >/dev/null; then
+		failed "[$1] processes left: $(pgrep -af -- "$u|${u//-/}")"
 	else
 		ok "[$1] no process left"
 	fi

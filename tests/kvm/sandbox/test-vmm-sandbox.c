@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <linux/kcmp.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cc/cleanup.h"
@@ -389,6 +391,109 @@ START_TEST(test_bad_options)
 }
 END_TEST
 
+/* kcmp(KCMP_FILE) of our fd with the VMM's /dev/kvm fd: 0 when they are one open file. */
+static long kcmp_kvm_fd(pid_t pid, int fd)
+{
+	char dir[64], link[512], dest[64];
+	struct dirent *de;
+	long r = -1;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
+		n = readlink(link, dest, sizeof(dest) - 1);
+		if (n <= 0)
+			continue;
+		dest[n] = '\0';
+		if (strcmp(dest, "/dev/kvm") == 0)
+			r = syscall(SYS_kcmp, getpid(), pid, KCMP_FILE, fd, atoi(de->d_name));
+	}
+	closedir(d);
+	return r;
+}
+
+/*
+ * --kvm-fd: the VM runs on an inherited KVM device (the stage1's jail has no /dev) and keeps
+ * only its own duplicate; the number given is closed once the VM exists.
+ */
+START_TEST(test_kvm_fd)
+{
+	char num[16], *argv[] = {"--kernel",
+				 (char *) vmm_guest("idle"),
+				 "--kvm-fd",
+				 num,
+				 "--kvm-device",
+				 "/dev/kvm",
+				 NULL};
+	const char *extra[] = {"--kvm-fd", num, "--kvm-device", "/nonexistent", NULL};
+	struct vmm_proc p;
+	struct vmm_result res;
+	int kvm_fd;
+
+	vmm_require_kvm();
+	kvm_fd = open("/dev/kvm", O_RDWR); /* inherited: no O_CLOEXEC on purpose */
+	ck_assert_int_ge(kvm_fd, 3);
+	snprintf(num, sizeof(num), "%d", kvm_fd);
+	vmm_run(argv, TIMEOUT_MS, &res);
+	ck_assert_int_eq(res.status, VMM_EXIT_USAGE);
+	ck_assert_str_eq(res.err, "cc-vmm: --kvm-fd and --kvm-device exclude each other\n");
+	/* --kvm-device comes after: drop it, keep the rest; /nonexistent would fail if used */
+	extra[2] = NULL;
+	spawn_idle(extra, 2, &p, &res);
+	/* one: the VM's duplicate of ours (kcmp: the same open file, not /dev/kvm opened again) */
+	ck_assert_int_eq(vmm_count_fds(p.pid, "/dev/kvm"), 1);
+	ck_assert_int_eq(kcmp_kvm_fd(p.pid, kvm_fd), 0);
+	stop_vmm(&p, &res);
+	close(kvm_fd);
+	snprintf(num, sizeof(num), "%d", 900);
+	argv[4] = NULL;
+	vmm_run(argv, TIMEOUT_MS, &res);
+	ck_assert_int_eq(res.status, VMM_EXIT_FAILURE);
+	ck_assert_str_eq(res.err, "cc-vmm: --kvm-fd: fd 900 is not open: Bad file descriptor\n");
+}
+END_TEST
+
+/*
+ * CC_VMM_SANDBOX_SELFTEST=escape:FILE is the attacker's test of the stage1's jail
+ * (tests/unit/stage1-run/test-run-real-vmm); here, without a jail, it must find a way out and
+ * fail the VM naming it, or the jail's "refused" would prove nothing.
+ */
+START_TEST(test_escape_selftest_finds_a_way_out)
+{
+	_cleanup_free_ char *dir = cctest_mkdtemp();
+	char share[4200], canary[4200], env[4300];
+	char *argv[] = {"--kernel", (char *) vmm_guest("idle"), "--9p", share, NULL};
+	struct vmm_result res;
+	FILE *f;
+
+	vmm_require_kvm();
+	snprintf(share, sizeof(share), "pod:%s", dir);
+	snprintf(canary, sizeof(canary), "%s.canary", dir);
+	f = fopen(canary, "we");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	snprintf(env, sizeof(env), "escape:%s", canary);
+	setenv("CC_VMM_SANDBOX_SELFTEST", env, 1);
+	vmm_run(argv, TIMEOUT_MS, &res);
+	ck_assert_int_eq(res.status, VMM_EXIT_FAILURE);
+	ck_assert_msg(strstr(res.err, "sandbox selftest: escape: opened ") &&
+			      strstr(res.err, "by its name"),
+		      "%s", res.err);
+	setenv("CC_VMM_SANDBOX_SELFTEST", "escape:relative", 1);
+	vmm_run(argv, TIMEOUT_MS, &res);
+	ck_assert_int_eq(res.status, VMM_EXIT_FAILURE);
+	ck_assert_ptr_nonnull(strstr(res.err, "sandbox selftest: escape: Invalid argument"));
+	unsetenv("CC_VMM_SANDBOX_SELFTEST");
+	unlink(canary);
+	cctest_rm_rf(dir);
+}
+END_TEST
+
 static Suite *sandbox_suite(void)
 {
 	Suite *s = suite_create("vmm-sandbox");
@@ -402,6 +507,8 @@ static Suite *sandbox_suite(void)
 	tcase_add_loop_test(tc, test_forbidden_syscall_kills, 0, 2);
 	tcase_add_loop_test(tc, test_forbidden_syscall_logged, 0, 2);
 	tcase_add_test(tc, test_bad_options);
+	tcase_add_test(tc, test_kvm_fd);
+	tcase_add_test(tc, test_escape_selftest_finds_a_way_out);
 	suite_add_tcase(s, tc);
 	return s;
 }

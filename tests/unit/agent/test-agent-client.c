@@ -340,6 +340,81 @@ START_TEST(test_connect_failures)
 }
 END_TEST
 
+/*
+ * The pod's cc/vsock links to vm/vsock, in the directory the jailed VMM writes: a link it plants
+ * there to a live socket elsewhere (absolute, or ".." out of cc/) is refused, and the listener
+ * gets nothing; so is a first link out of cc/; the relative link beneath cc/ works; a file that
+ * is not a socket is refused.
+ */
+START_TEST(test_connect_beneath)
+{
+	char cc[256], vm[300], link[300], target[400], file[400];
+	char *msg = NULL;
+	int fd = -1, cwd;
+	pid_t pid;
+
+	snprintf(cc, sizeof(cc), "%s/cc", dir);
+	snprintf(vm, sizeof(vm), "%s/vm", cc);
+	snprintf(link, sizeof(link), "%s/vsock", cc);
+	snprintf(target, sizeof(target), "%s/vsock", vm);
+	ck_assert_int_eq(mkdir(cc, 0700), 0);
+	ck_assert_int_eq(mkdir(vm, 0700), 0);
+	ck_assert_int_eq(symlink("vm/vsock", link), 0);
+
+	/* A live socket outside cc/ (the fake agent at <dir>/vsock), named two ways. */
+	pid = fake_start(FAKE_STOP_OK);
+	ck_assert_int_eq(symlink(sock_path, target), 0);
+	ASSERT_ERRNO(agent_client_connect(link, 1024, 5000, &fd, &msg), ELOOP);
+	ck_assert_ptr_nonnull(strstr(msg, "cannot reach the pod's VM"));
+	free(msg);
+	ck_assert_int_eq(unlink(target), 0);
+	ck_assert_int_eq(symlink("../../vsock", target), 0);
+	ASSERT_ERRNO(agent_client_connect(link, 1024, 5000, &fd, &msg), ELOOP);
+	free(msg);
+	/* The one link followed (cc/vsock) may not leave cc/ either. */
+	ck_assert_int_eq(unlink(link), 0);
+	ck_assert_int_eq(symlink("../vsock", link), 0);
+	ASSERT_ERRNO(agent_client_connect(link, 1024, 5000, &fd, &msg), EXDEV);
+	free(msg);
+	ck_assert_int_eq(unlink(link), 0);
+	ck_assert_int_eq(symlink("vm/vsock", link), 0);
+	ck_assert_int_eq(fd, -1);
+	/* It was listening: the direct path reaches it (and ends the fake). */
+	fd = connect_fake(&msg);
+	ASSERT_OK(agent_client_stop(fd, 5000, &msg));
+	close(fd);
+	fake_end(pid);
+
+	/* Not a socket. */
+	ck_assert_int_eq(unlink(target), 0);
+	snprintf(file, sizeof(file), "%s/vsock", vm);
+	close(open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+	ASSERT_ERRNO(agent_client_connect(link, 1024, 5000, &fd, &msg), EBADFD);
+	free(msg);
+
+	/* The real layout: the socket in cc/vm, reached through cc/vsock. */
+	ck_assert_int_eq(unlink(target), 0);
+	snprintf(sock_path, sizeof(sock_path), "%s", target);
+	pid = fake_start(FAKE_STOP_OK);
+	ASSERT_OK(agent_client_connect(link, 1024, 5000, &fd, &msg));
+	ASSERT_OK(agent_client_stop(fd, 5000, &msg));
+	close(fd);
+	fake_end(pid);
+	/* As stop and enter name it: relative, from the pod dir. */
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(cwd, 0);
+	ck_assert_int_eq(chdir(dir), 0);
+	pid = fake_start(FAKE_STOP_OK);
+	ASSERT_OK(agent_client_connect("cc/vsock", 1024, 5000, &fd, &msg));
+	ASSERT_OK(agent_client_stop(fd, 5000, &msg));
+	close(fd);
+	fake_end(pid);
+	ck_assert_int_eq(fchdir(cwd), 0);
+	close(cwd);
+	snprintf(sock_path, sizeof(sock_path), "%s/vsock", dir);
+}
+END_TEST
+
 /* A link or a FIFO at the socket's path (planted by a compromised VMM, which makes cc/vsock)
  * must not send the handshake to another host socket, nor block. */
 START_TEST(test_connect_refuses_planted_link_and_fifo)
@@ -416,6 +491,7 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_exec_error_reply);
 	tcase_add_test(tc, test_exec_hostile_and_vanished_agent);
 	tcase_add_test(tc, test_connect_failures);
+	tcase_add_test(tc, test_connect_beneath);
 	tcase_add_test(tc, test_stop);
 	tcase_add_test(tc, test_connect_refuses_planted_link_and_fifo);
 	suite_add_tcase(s, tc);

@@ -203,6 +203,36 @@ START_TEST(test_exec_failure)
 }
 END_TEST
 
+static int child_setup_fails(void *userdata _unused_)
+{
+	return -EACCES;
+}
+
+static int parent_setup_fails(pid_t pid _unused_, void *userdata _unused_)
+{
+	return -EPERM;
+}
+
+/* The jail's hooks: a failure on either side is one error and no child left. */
+START_TEST(test_setup_hooks_fail)
+{
+	char *argv[] = {(char *) "/bin/true", NULL};
+	struct supervise_config c = {
+		.argv = argv, .lock_fd = -1, .pod_fd = pod_fd, .child_setup = child_setup_fails};
+	struct run_error err = {};
+	int st;
+
+	ASSERT_ERRNO(supervise_run(&c, &st, NULL, &err), EACCES);
+	ck_assert_str_eq(err.msg, "cannot set up /bin/true: Permission denied");
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+	c.child_setup = NULL;
+	c.parent_setup = parent_setup_fails;
+	ASSERT_ERRNO(supervise_run(&c, &st, NULL, &err), EPERM);
+	ck_assert_str_eq(err.msg, "cannot set up /bin/true: Operation not permitted");
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+}
+END_TEST
+
 /* A process named cc-vmm (a copy of sleep) running in dir. */
 static pid_t fake_vmm(const char *dir, const char *exe_name)
 {
@@ -332,6 +362,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_signals_forwarded);
 	tcase_add_test(tc, test_vmm_killed);
 	tcase_add_test(tc, test_exec_failure);
+	tcase_add_test(tc, test_setup_hooks_fail);
 	tcase_add_test(tc, test_reap_leftover_vmm);
 	tcase_add_test(tc, test_reap_spares_other_processes);
 	suite_add_tcase(s, tc);

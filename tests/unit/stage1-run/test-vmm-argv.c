@@ -195,6 +195,71 @@ START_TEST(test_nets)
 	ck_assert_str_eq(v[n - 4], "fd=10");
 }
 END_TEST
+/* Jailed (vmm-jail.h): the jail's paths, KVM inherited, no --chroot, even for a long pod dir;
+ * the host volumes' policy as unjailed. */
+START_TEST(test_jail)
+{
+	_cleanup_(vmm_argv_freep) char **v = NULL;
+	_cleanup_free_ char *long_dir = malloc(201);
+	struct vmm_config c = config();
+	static const char *const nets[] = {"fd=5,mac=02:00:00:00:00:01", NULL};
+	const struct volume_root vol = {2049, 131, 1000, 100};
+	static const char *const want[] = {
+		"/cc/cc-vmm",
+		"--kernel",
+		"/cc/vmlinux",
+		"--pmem",
+		"/cc/guest.img",
+		"--kvm-fd",
+		"7",
+		"--mem",
+		"320",
+		"--cpus",
+		"2",
+		"--rng",
+		"--balloon",
+		"--zero-sweep",
+		"--merge-pages",
+		"--ksm",
+		"--9p",
+		"cc-layer:/cc/layer,ro",
+		"--9p",
+		"cc-stage2:/opt/stage2",
+		"--9p-hostvol",
+		"cc-stage2:2049:131:1000:100",
+		"--9p",
+		"cc-rkt:/rkt",
+		"--9p-hostvol",
+		"cc-rkt",
+		"--9p",
+		"cc-journal:/var/log/journal",
+		"--9p-hostvol",
+		"cc-journal",
+		"--vsock",
+		"3:/cc/vm/vsock",
+		"--net",
+		"fd=5,mac=02:00:00:00:00:01",
+		"--cmdline",
+	};
+
+	ck_assert_ptr_nonnull(long_dir);
+	memset(long_dir, 'd', 200);
+	long_dir[0] = '/';
+	long_dir[200] = '\0';
+	c.pod_dir = long_dir;
+	c.jail = true;
+	c.kvm_fd = 7;
+	c.nets = nets;
+	c.hostvols = &vol;
+	c.n_hostvols = 1;
+	ASSERT_OK(vmm_argv_build(&c, &v));
+	ck_assert_uint_eq(argc_of(v), sizeof(want) / sizeof(want[0]) + 1);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_str_eq(v[i], want[i]);
+	ck_assert_ptr_nonnull(strstr(v[sizeof(want) / sizeof(want[0])], "cc.pod=cc-layer"));
+}
+END_TEST
+
 /* One --9p-hostvol per host volume root, right after the cc-stage2 share; hundreds fit. */
 START_TEST(test_hostvols)
 {
@@ -230,6 +295,33 @@ START_TEST(test_hostvols)
 	for (i = 0; v[i] && strcmp(v[i], "cc-stage2:1:255:2:3") != 0; i++)
 		;
 	ck_assert_ptr_nonnull(v[i]);
+}
+END_TEST
+
+/* Every option at once, CCNET_NETS_MAX NICs, jailed and not: within VMM_ARGV_MAX. */
+START_TEST(test_longest)
+{
+	static const char *const nets[] = {"fd=3", "fd=4", "fd=5",  "fd=6", "fd=7",
+					   "fd=8", "fd=9", "fd=10", NULL};
+	const struct volume_root vol = {1, 2, 3, 4};
+	struct vmm_config c = config();
+
+	c.debug = true;
+	c.extra_kernel_params = "x=1";
+	c.kernel_pages_dir = "/k";
+	c.nets = nets;
+	c.hostvols = &vol;
+	c.n_hostvols = 1;
+	c.kvm_fd = 9;
+	for (int jail = 0; jail < 2; jail++) {
+		_cleanup_(vmm_argv_freep) char **v = NULL;
+
+		c.jail = jail;
+		ASSERT_OK(vmm_argv_build(&c, &v));
+		ck_assert_str_eq(v[argc_of(v) - 4], "fd=10");
+		ck_assert_str_eq(v[argc_of(v) - 3], "-v");
+		ck_assert_uint_eq(argc_of(v), 53); /* --kvm-fd <fd> for --chroot <dir> */
+	}
 }
 END_TEST
 
@@ -269,6 +361,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_long_pod_dir_uses_relative_vsock);
 	tcase_add_test(tc, test_invalid);
 	tcase_add_test(tc, test_nets);
+	tcase_add_test(tc, test_jail);
+	tcase_add_test(tc, test_longest);
 	suite_add_tcase(s, tc);
 	return s;
 }

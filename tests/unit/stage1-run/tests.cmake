@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # stage1 `run` and `gc`: the supervisor pieces (lib ccstage1run) and the two programs driven
 # against hand-laid pod dirs with a fake VMM.
-foreach(_t volume-plan root-path pod-exit status-mirror vmm-argv resources supervise bus
-    kernel-pages-dir vmm-bound vmm-cgroup)
+foreach(_t volume-plan root-path pod-exit status-mirror vmm-argv vmm-jail-map resources supervise
+    bus kernel-pages-dir vmm-bound vmm-cgroup)
   cc_add_check_test(NAME test-stage1-${_t} LABEL unit
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-${_t}.c
     LIBS ccstage1run)
@@ -30,7 +30,8 @@ cc_add_fuzzer(NAME fuzz-stage1-run
 # run with the real cc-vmm and a tiny test guest (kvm tier).
 add_test(NAME test-stage1-run-real-vmm
   COMMAND ${CMAKE_CURRENT_LIST_DIR}/test-run-real-vmm $<TARGET_FILE:cc-stage1-run>
-          $<TARGET_FILE:cc-vmm> ${CMAKE_BINARY_DIR}/guests $<TARGET_FILE:cc-stage1-gc>)
+          $<IF:$<TARGET_EXISTS:cc-vmm-static>,$<TARGET_FILE:cc-vmm-static>,$<TARGET_FILE:cc-vmm>>
+          ${CMAKE_BINARY_DIR}/guests $<TARGET_FILE:cc-stage1-gc>)
 set_tests_properties(test-stage1-run-real-vmm PROPERTIES LABELS kvm TIMEOUT 120
   SKIP_RETURN_CODE 77)
 

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cc/cleanup.h"
+#include "cc/macro.h"
+#include "pod-paths.h"
+#include "vmm-jail.h"
+
+/* Where the jail's tmpfs is built, in the child's mount namespace only (hidden from nobody
+ * else; every source is open before it is mounted). */
+#define JAIL_BUILD_DIR "/tmp"
+
+struct jail_bind {
+	const char *source; /* relative: to the pod dir; absolute: a host path */
+	const char *target; /* in the jail */
+	bool dir, ro;
+};
+
+int vmm_jail_map_build(const struct vmm_jail *j, bool gid, char *buf, size_t size)
+{
+	uint32_t seen[VMM_JAIL_EXTRA_IDS_MAX];
+	size_t n_seen = 0, len;
+	int n;
+
+	n = snprintf(buf, size, "0 0 %u\n%u %u 1\n", VMM_JAIL_NS_ID, VMM_JAIL_NS_ID,
+		     VMM_JAIL_HOST_ID);
+	if (n < 0 || (size_t) n >= size)
+		return -E2BIG;
+	len = (size_t) n;
+	for (size_t i = 0; i < j->n_hostvols; i++) {
+		uint32_t id = gid ? j->hostvols[i].gid : j->hostvols[i].uid;
+		bool dup = false;
+
+		if (id < VMM_JAIL_NS_ID)
+			continue;
+		if (id == VMM_JAIL_NS_ID || id == VMM_JAIL_HOST_ID)
+			return -ERANGE;
+		for (size_t k = 0; k < n_seen && !dup; k++)
+			dup = seen[k] == id;
+		if (dup)
+			continue;
+		if (n_seen >= VMM_JAIL_EXTRA_IDS_MAX)
+			return -E2BIG;
+		seen[n_seen++] = id;
+		n = snprintf(buf + len, size - len, "%u %u 1\n", id, id);
+		if (n < 0 || (size_t) n >= size - len)
+			return -E2BIG;
+		len += (size_t) n;
+	}
+	return (int) len;
+}
+
+static int jail_map_write(pid_t child, const struct vmm_jail *j, bool gid)
+{
+	char path[64], map[2048];
+	_cleanup_close_ int fd = -1;
+	int n;
+
+	n = vmm_jail_map_build(j, gid, map, sizeof(map));
+	if (n < 0)
+		return n;
+	(void) snprintf(path, sizeof(path), "/proc/%d/%s", (int) child,
+			gid ? "gid_map" : "uid_map");
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* One write: the kernel takes a map in a single write only. */
+	if (write(fd, map, (size_t) n) != n)
+		return -errno;
+	return 0;
+}
+
+int vmm_jail_map(pid_t child, const struct vmm_jail *j)
+{
+	int r = jail_map_write(child, j, false);
+
+	return r < 0 ? r : jail_map_write(child, j, true);
+}
+
+/* mkdir -p of an absolute path beneath root_fd (the fresh tmpfs: nothing to resolve). */
+static int jail_mkdirs(int root_fd, const char *path, bool last_is_file)
+{
+	char buf[256];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf) || path[0] != '/')
+		return -EINVAL;
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdirat(root_fd, buf + 1, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (last_is_file) {
+		int fd = openat(root_fd, buf + 1, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+
+		if (fd < 0)
+			return -errno;
+		(void) close(fd);
+		return 0;
+	}
+	return RET_NERRNO(mkdirat(root_fd, buf + 1, 0755));
+}
+
+/* A recursive bind of source_fd (an O_PATH fd of this mount namespace) at target in root_fd. */
+static int jail_bind(int root_fd, const struct jail_bind *b, int source_fd)
+{
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID};
+	_cleanup_close_ int tree = -1;
+	int r;
+
+	r = jail_mkdirs(root_fd, b->target, !b->dir);
+	if (r < 0)
+		return r;
+	tree = open_tree(source_fd, "",
+			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	if (tree < 0)
+		return -errno;
+	if (!b->ro)
+		attr.attr_set = MOUNT_ATTR_NOSUID;
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+		return -errno;
+	return RET_NERRNO(move_mount(tree, "", root_fd, b->target + 1, MOVE_MOUNT_F_EMPTY_PATH));
+}
+
+static int jail_build(const struct vmm_jail *j, int pod_fd)
+{
+	const struct jail_bind binds[] = {
+		{j->vmm, VMM_JAIL_VMM, false, true},
+		{j->kernel, VMM_JAIL_KERNEL, false, true},
+		{j->image, VMM_JAIL_IMAGE, false, true},
+		{POD_LAYER_DIR, VMM_JAIL_LAYER, true, true},
+		{POD_VM_DIR, VMM_JAIL_VM_DIR, true, false},
+		{POD_STAGE2_DIR, VMM_JAIL_STAGE2, true, false},
+		{POD_GUEST_RKT_DIR, VMM_JAIL_RKT, true, false},
+		{POD_JOURNAL_DIR, VMM_JAIL_JOURNAL, true, false},
+	};
+	const size_t n = sizeof(binds) / sizeof(binds[0]);
+	int fds[sizeof(binds) / sizeof(binds[0])];
+	_cleanup_close_ int root_fd = -1;
+	int r = 0;
+
+	/* Every source first, before the tmpfs can hide one of them. */
+	for (size_t i = 0; i < n; i++) {
+		fds[i] = -1;
+		if (!binds[i].source)
+			continue;
+		fds[i] = openat(binds[i].source[0] == '/' ? AT_FDCWD : pod_fd, binds[i].source,
+				O_PATH | O_CLOEXEC | (binds[i].dir ? O_DIRECTORY : 0));
+		if (fds[i] < 0) {
+			r = -errno;
+			break;
+		}
+	}
+	if (r >= 0 && mount("tmpfs", JAIL_BUILD_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			    "mode=0755,size=64k,nr_inodes=64") < 0)
+		r = -errno;
+	if (r >= 0) {
+		root_fd = open(JAIL_BUILD_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root_fd < 0)
+			r = -errno;
+	}
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		if (fds[i] >= 0)
+			r = jail_bind(root_fd, &binds[i], fds[i]);
+	for (size_t i = 0; i < n; i++)
+		safe_close(fds[i]);
+	if (r < 0)
+		return r;
+	/* The 9p server reopens files through /proc/self/fd: a procfs of the VMM's own PID
+	 * namespace, process directories only. */
+	r = jail_mkdirs(root_fd, "/proc", false);
+	if (r < 0)
+		return r;
+	if (mount("proc", JAIL_BUILD_DIR "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "subset=pid") < 0)
+		return -errno;
+	/* The skeleton itself read-only; the binds keep their own flags. */
+	return RET_NERRNO(mount(NULL, JAIL_BUILD_DIR, NULL,
+				MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+				NULL));
+}
+
+static int jail_pivot(void)
+{
+	if (chdir(JAIL_BUILD_DIR) < 0)
+		return -errno;
+	/* The old root ends up stacked on the new one, and is detached at once. */
+	if (syscall(SYS_pivot_root, ".", ".") < 0)
+		return -errno;
+	if (umount2(".", MNT_DETACH) < 0)
+		return -errno;
+	return RET_NERRNO(chdir("/"));
+}
+
+/*
+ * Become VMM_JAIL_NS_ID (the host's VMM_JAIL_HOST_ID) with caps as permitted, inheritable and
+ * ambient capabilities (in the user namespace): a plain exec keeps exactly those.
+ */
+static int jail_drop_ids(uint64_t caps)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2] = {};
+
+	if (setgroups(0, NULL) < 0 ||
+	    setresgid(VMM_JAIL_NS_ID, VMM_JAIL_NS_ID, VMM_JAIL_NS_ID) < 0 ||
+	    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 ||
+	    setresuid(VMM_JAIL_NS_ID, VMM_JAIL_NS_ID, VMM_JAIL_NS_ID) < 0)
+		return -errno;
+	for (unsigned i = 0; i < 2; i++)
+		d[i].effective = d[i].permitted = d[i].inheritable = (uint32_t) (caps >> (32 * i));
+	if (syscall(SYS_capset, &h, d) < 0)
+		return -errno;
+	for (unsigned c = 0; c < 64; c++)
+		if ((caps & (1ull << c)) &&
+		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, (unsigned long) c, 0, 0) < 0)
+			return -errno;
+	return 0;
+}
+
+int vmm_jail_enter(const struct vmm_jail *j)
+{
+	_cleanup_close_ int pod_fd = -1;
+	int r;
+
+	/* Nothing mounted here propagates back to run's namespace (or the host's). */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -errno;
+	/* The pod dir of this mount namespace: bind sources must be mounts of it. */
+	pod_fd = open(j->pod_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pod_fd < 0)
+		return -errno;
+	r = jail_build(j, pod_fd);
+	pod_fd = safe_close(pod_fd);
+	if (r < 0)
+		return r;
+	r = jail_pivot();
+	if (r < 0)
+		return r;
+	return jail_drop_ids(j->caps);
+}
+
+bool vmm_jail_wanted(void)
+{
+	const char *e = secure_getenv("CC_STAGE1_VMM_JAIL");
+
+	return !e || strcmp(e, "0") != 0;
+}
+
+int vmm_jail_prepare_pod(int pod_fd)
+{
+	if (mkdirat(pod_fd, POD_VM_DIR, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	/* enter and stop connect to POD_VSOCK_PATH; a stale link or socket goes first. */
+	(void) unlinkat(pod_fd, POD_VSOCK_PATH, 0);
+	(void) unlinkat(pod_fd, POD_VM_VSOCK, 0);
+	return RET_NERRNO(symlinkat("vm/vsock", pod_fd, POD_VSOCK_PATH));
+}

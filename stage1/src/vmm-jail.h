@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/*
+ * The VMM's jail (docs/vmm.md, "Sandbox"; docs/stage1.md, "The VMM's jail"), built by run in
+ * the VMM child between fork and exec, in the spirit of Firecracker's jailer:
+ *
+ *   run:   clone(VMM_JAIL_CLONE_FLAGS): the child is PID 1 of a PID namespace of its own, in new
+ *          user, mount, network, IPC and UTS namespaces;
+ *   run:   vmm_jail_map(child): uids and gids 0-65535 keep their number in the child's user
+ *          namespace, and the VMM's own host uid/gid VMM_JAIL_HOST_ID is VMM_JAIL_NS_ID there;
+ *   child: vmm_jail_enter(): a tmpfs root holding only what the pod's VM uses (the layout
+ *          below, each a bind mount of the pod's file or directory, opened in the child's own
+ *          mount namespace), a procfs of its PID namespace (only the VMM), pivot_root into it
+ *          with the old root detached; then the VMM's uid/gid and exactly the capabilities it
+ *          keeps as ambient ones, so that they survive the exec of VMM_JAIL_VMM.
+ *
+ * The VMM then holds capabilities only in its user namespace (over inodes whose owner and
+ * group are mapped, of which it sees only the jail's), its host uid is no host user's, and
+ * nothing outside the jail is reachable: no fd is open on the host's directories (run keeps
+ * the pod lock) and its procfs shows only itself.
+ */
+
+#include <linux/capability.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "volume-root.h"
+
+#define VMM_JAIL_CLONE_FLAGS \
+	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+/* The VMM's uid and gid on the host: 0x7ff00000, in the range systemd leaves unused. */
+#define VMM_JAIL_HOST_ID 2146435072u
+/* ... and in its user namespace, right above the identity-mapped ids 0..VMM_JAIL_NS_ID-1. */
+#define VMM_JAIL_NS_ID 65536u
+
+/* What the VMM keeps across exec: the 9p server's set for read-write exports (docs/9p.md,
+ * "Capabilities"), and CAP_SETPCAP, with which its sandbox empties the bounding set. */
+#define VMM_JAIL_CAPS                                                              \
+	((1ull << CAP_CHOWN) | (1ull << CAP_DAC_OVERRIDE) | (1ull << CAP_FOWNER) | \
+	 (1ull << CAP_FSETID) | (1ull << CAP_SETPCAP))
+
+/* Paths inside the jail. The stage1 rootfs's own layout, so that machined (journalctl -M)
+ * finds the pod's journal at /var/log/journal under the leader's root. */
+#define VMM_JAIL_VMM	 "/cc/cc-vmm"
+#define VMM_JAIL_KERNEL	 "/cc/vmlinux"
+#define VMM_JAIL_IMAGE	 "/cc/guest.img"
+#define VMM_JAIL_LAYER	 "/cc/layer"
+#define VMM_JAIL_VM_DIR	 "/cc/vm"
+#define VMM_JAIL_VSOCK	 VMM_JAIL_VM_DIR "/vsock"
+#define VMM_JAIL_STAGE2	 "/opt/stage2"
+#define VMM_JAIL_RKT	 "/rkt"
+#define VMM_JAIL_JOURNAL "/var/log/journal"
+
+struct vmm_jail {
+	const char *pod_dir; /* absolute: reopened in the child's mount namespace */
+	/* Host paths of the files the VMM runs, boots and maps (bound read-only). */
+	const char *vmm, *kernel, *image;
+	uint64_t caps; /* what the VMM keeps across exec (1 << CAP_*), for its own sandbox */
+	/* The host volumes' roots (--9p-hostvol): an owner above the identity-mapped ids is
+	 * mapped as it is too, so that the VMM can give it guest root's files there. */
+	const struct volume_root *hostvols;
+	size_t n_hostvols;
+};
+
+/* At most this many ids of volume owners beyond 0..VMM_JAIL_NS_ID-1 (the map fits a page). */
+#define VMM_JAIL_EXTRA_IDS_MAX 64
+
+/*
+ * The uid map (gid false) or gid map of j's VMM into buf: "0 0 65536", the VMM's own id, and one
+ * line per volume owner beyond them. Returns its length; -ERANGE for a volume owned by the
+ * VMM's own id on the host or in its namespace (which the map cannot give that owner), -E2BIG
+ * beyond VMM_JAIL_EXTRA_IDS_MAX owners or size.
+ */
+int vmm_jail_map_build(const struct vmm_jail *j, bool gid, char *buf, size_t size);
+
+/* run: the child's uid and gid maps, before it goes on. */
+int vmm_jail_map(pid_t child, const struct vmm_jail *j);
+
+/* In the child, once mapped: build the jail, enter it and become the VMM's uid/gid. */
+int vmm_jail_enter(const struct vmm_jail *j);
+
+/*
+ * Whether run jails the VMM: yes, unless $CC_STAGE1_VMM_JAIL is "0" (tests whose fake VMM is a
+ * script, which needs a shell the jail does not have; the VMM then runs chrooted as before).
+ */
+bool vmm_jail_wanted(void);
+
+/* run, in the pod dir: the VMM's directory POD_VM_DIR and POD_VSOCK_PATH linking into it. */
+int vmm_jail_prepare_pod(int pod_fd);
