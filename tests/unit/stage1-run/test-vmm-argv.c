@@ -220,7 +220,6 @@ START_TEST(test_jail)
 		"--balloon",
 		"--zero-sweep",
 		"--merge-pages",
-		"--ksm",
 		"--9p",
 		"cc-layer:/cc/layer,ro",
 		"--9p",
@@ -304,11 +303,13 @@ START_TEST(test_longest)
 	static const char *const nets[] = {"fd=3", "fd=4", "fd=5",  "fd=6", "fd=7",
 					   "fd=8", "fd=9", "fd=10", NULL};
 	const struct volume_root vol = {1, 2, 3, 4};
+	const int kernel_pages_fds[2] = {11, 12};
 	struct vmm_config c = config();
 
 	c.debug = true;
+	c.ksm = true;
 	c.extra_kernel_params = "x=1";
-	c.kernel_pages_dir = "/k";
+	c.kernel_pages_fds = kernel_pages_fds;
 	c.nets = nets;
 	c.hostvols = &vol;
 	c.n_hostvols = 1;
