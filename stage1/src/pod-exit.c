@@ -182,24 +182,29 @@ int pod_status_write(int status_fd, const char *app, int code)
 	return r;
 }
 
-int pod_status_fill(int pod_fd, const struct pod_manifest *pod, int code)
+int pod_status_each(int pod_fd, const struct pod_manifest *pod, pod_status_code_fn code_for,
+		    void *userdata)
 {
 	_cleanup_close_ int status_fd = -1;
 	int written = 0, first_err = 0;
 
-	assert_return(pod && code >= 0 && code <= 255, -EINVAL);
+	assert_return(pod && code_for, -EINVAL);
 	/* Only run writes rkt/status (the guest has rkt/guest); a compromised VMM, chrooted in
 	 * stage1/rootfs, could still link a component: resolved beneath the pod dir, no link. */
 	status_fd = beneath_open(pod_fd, POD_STATUS_DIR, O_PATH | O_DIRECTORY, S_IFDIR);
 	if (status_fd < 0)
 		return status_fd;
 	for (size_t i = 0; i < pod->n_apps; i++) {
+		const char *app = pod->apps[i].name;
 		struct stat st;
-		int r;
+		int code, r;
 
-		if (fstatat(status_fd, pod->apps[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		if (fstatat(status_fd, app, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
-		r = pod_status_write(status_fd, pod->apps[i].name, code);
+		code = code_for(app, userdata);
+		if (code < 0)
+			continue;
+		r = pod_status_write(status_fd, app, code);
 		if (r == -EEXIST)
 			continue;
 		if (r < 0) {
@@ -210,4 +215,15 @@ int pod_status_fill(int pod_fd, const struct pod_manifest *pod, int code)
 		written++;
 	}
 	return first_err < 0 ? first_err : written;
+}
+
+static int code_given(const char *app _unused_, void *userdata)
+{
+	return *(const int *) userdata;
+}
+
+int pod_status_fill(int pod_fd, const struct pod_manifest *pod, int code)
+{
+	assert_return(code >= 0 && code <= 255, -EINVAL);
+	return pod_status_each(pod_fd, pod, code_given, &code);
 }

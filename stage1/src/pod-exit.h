@@ -69,3 +69,12 @@ int pod_status_write(int status_fd, const char *app, int code);
  * error (after trying all).
  */
 int pod_status_fill(int pod_fd, const struct pod_manifest *pod, int code);
+
+/*
+ * What both pod_status_fill() and status_mirror() do: for every app of pod that has no
+ * stage1/rootfs/rkt/status/<app> yet, code_for(app) gives its code (or a negative errno: none)
+ * and pod_status_write() writes it. Returns how many were written, or the first error.
+ */
+typedef int (*pod_status_code_fn)(const char *app, void *userdata);
+int pod_status_each(int pod_fd, const struct pod_manifest *pod, pod_status_code_fn code_for,
+		    void *userdata);

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <sys/stat.h>
 
 #include "cc/beneath.h"
 #include "cc/cleanup.h"
@@ -27,34 +25,12 @@ static int guest_code_read(int pod_fd, const char *app)
 	return r < 0 ? r : code;
 }
 
+static int guest_code(const char *app, void *userdata)
+{
+	return guest_code_read(*(const int *) userdata, app);
+}
+
 int status_mirror(int pod_fd, const struct pod_manifest *pod)
 {
-	_cleanup_close_ int status_fd = -1;
-	int copied = 0, first_err = 0;
-
-	assert_return(pod, -EINVAL);
-	status_fd = beneath_open(pod_fd, POD_STATUS_DIR, O_PATH | O_DIRECTORY, S_IFDIR);
-	if (status_fd < 0)
-		return status_fd;
-	for (size_t i = 0; i < pod->n_apps; i++) {
-		const char *app = pod->apps[i].name;
-		struct stat st;
-		int code, r;
-
-		if (fstatat(status_fd, app, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			continue;
-		code = guest_code_read(pod_fd, app);
-		if (code < 0)
-			continue;
-		r = pod_status_write(status_fd, app, code);
-		if (r == -EEXIST)
-			continue;
-		if (r < 0) {
-			if (first_err == 0)
-				first_err = r;
-			continue;
-		}
-		copied++;
-	}
-	return first_err < 0 ? first_err : copied;
+	return pod_status_each(pod_fd, pod, guest_code, &pod_fd);
 }
