@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -163,4 +165,26 @@ int write_string_file_atomic(const char *path, const char *s, mode_t mode)
 	if (r < 0)
 		(void) unlink(tmp);
 	return r;
+}
+
+int open_on_read_only_mount(const char *path, int flags)
+{
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
+	_cleanup_free_ char *dir_copy = strdup(path), *base_copy = strdup(path);
+	_cleanup_close_ int tree = -1;
+	int fd;
+
+	if (!dir_copy || !base_copy)
+		return -ENOMEM;
+	if ((flags & O_ACCMODE) == O_WRONLY || (flags & (O_CREAT | O_TRUNC)))
+		return -EINVAL;
+	/* Recursive: a mount on top of the file (a bind over /dev/kvm) is what path names. */
+	tree = open_tree(AT_FDCWD, dirname(dir_copy),
+			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (tree < 0)
+		return -errno;
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+		return -errno;
+	fd = openat(tree, basename(base_copy), flags | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }

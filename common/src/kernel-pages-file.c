@@ -74,10 +74,11 @@ int kernel_pages_file_open(const char *path, uint64_t kernel_size, int *ret_rw, 
 		return -EPERM;
 	if ((uint64_t) st.st_size < size && ftruncate(rw, (off_t) size) < 0)
 		return -errno;
-	/* The same file again, read-only: opened by path, so it must be the same inode. */
-	ro = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	/* The same file again, read-only, for the VMM: opened by path, so it must be the same
+	 * inode; through a read-only mount, so that it cannot be opened again for writing. */
+	ro = open_on_read_only_mount(path, O_RDONLY | O_NONBLOCK);
 	if (ro < 0)
-		return -errno;
+		return ro;
 	if (fstat(ro, &st_ro) < 0)
 		return -errno;
 	if (st_ro.st_dev != st.st_dev || st_ro.st_ino != st.st_ino)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cc/cleanup.h"
+#include "cc/fileio.h"
 #include "cc/log.h"
 #include "cc/tty.h"
 #include "kernel-pages-dir.h"
@@ -462,9 +463,11 @@ static int run_vmm(struct run_ctx *c)
 			return fail(1, err.msg);
 		}
 		/* The jail has no /dev: the VMM inherits KVM open. */
-		kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+		/* On a read-only clone of /dev's mount: the VMM's capabilities in its user
+		 * namespace would otherwise let it chmod or chown the host's /dev/kvm. */
+		kvm_fd = open_on_read_only_mount("/dev/kvm", O_RDWR);
 		if (kvm_fd < 0) {
-			(void) run_error_set(&err, errno, "cannot open /dev/kvm: %m");
+			(void) run_error_set(&err, kvm_fd, "cannot open /dev/kvm: %m");
 			run_undo(c);
 			return fail(1, err.msg);
 		}

@@ -24,3 +24,13 @@ int write_string_file(const char *path, const char *s);
 
 /* Write s to path (created with mode, truncated), atomically through a temporary file. */
 int write_string_file_atomic(const char *path, const char *s, mode_t mode);
+
+/*
+ * Open path (flags: O_RDONLY, or O_RDWR for a device node) through a read-only clone of its
+ * directory's mount, for an fd handed to a process that holds capabilities over the inode
+ * (the jailed VMM): such a process could otherwise open it again for writing through
+ * /proc/self/fd/N, or chmod and chown it; on a read-only mount both get EROFS, and it cannot
+ * remount a mount of another namespace. The last component is not followed. Needs
+ * CAP_SYS_ADMIN (open_tree). The fd or -errno.
+ */
+int open_on_read_only_mount(const char *path, int flags);

@@ -63,7 +63,9 @@ int kernel_pages_file_path(const char *dir, int kernel_fd, char *buf, size_t siz
  * Open (create, mode 0600) the file at path for a kernel file of kernel_size bytes: a regular
  * file, not a symlink, owned by this user and closed to others (-EPERM otherwise), grown to its
  * size when smaller. *ret_rw: open for writing (the filler's); *ret_ro: the same file opened
- * read-only (the VMM's). Both close-on-exec. 0 or -errno (-EINVAL for a bad size, -EFBIG).
+ * read-only through a read-only clone of its directory's mount (the VMM's: it cannot be opened
+ * again for writing through /proc/self/fd; needs CAP_SYS_ADMIN). Both close-on-exec. 0 or -errno
+ * (-EINVAL for a bad size, -EFBIG).
  */
 int kernel_pages_file_open(const char *path, uint64_t kernel_size, int *ret_rw, int *ret_ro);
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -383,6 +384,33 @@ START_TEST(test_file_refused_unless_private_and_ours)
 }
 END_TEST
 
+/*
+ * The attacker holding the VMM's read-only fd (with capabilities over root's files, as a
+ * jailed VMM has in its user namespace, or as root here) cannot open it again for writing
+ * through /proc/self/fd: it is on a read-only mount. Nor can it map it shared and writable.
+ */
+START_TEST(test_read_only_fd_cannot_be_reopened_for_writing)
+{
+	char proc[64];
+	int wfd = -1, rfd = -1, fd;
+
+	ASSERT_OK(kernel_pages_file_open(share_path, REGION, &wfd, &rfd));
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", rfd);
+	fd = open(proc, O_RDWR | O_CLOEXEC);
+	ck_assert_msg(fd < 0 && errno == EROFS, "reopened for writing: fd %d, %s", fd,
+		      strerror(errno));
+	fd = open(proc, O_WRONLY | O_CLOEXEC);
+	ck_assert_msg(fd < 0 && errno == EROFS, "reopened write-only: fd %d", fd);
+	ck_assert_ptr_eq(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, rfd, 0), MAP_FAILED);
+	/* Reading through it still works. */
+	fd = open(proc, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	close(wfd);
+	close(rfd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernel-pages-fill");
@@ -399,6 +427,7 @@ int main(void)
 	tcase_add_test(tc, test_serve_deadline);
 	tcase_add_test(tc, test_spawn_gives_read_only);
 	tcase_add_test(tc, test_file_refused_unless_private_and_ours);
+	tcase_add_test(tc, test_read_only_fd_cannot_be_reopened_for_writing);
 	suite_add_tcase(s, tc);
 	return cctest_run_suite(s);
 }
