@@ -132,3 +132,30 @@ unsigned cctest_count_mappings(const void *lo, const void *hi, const char *needl
 	fclose(f);
 	return n;
 }
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CCTEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define CCTEST_ASAN 1
+#endif
+#ifdef CCTEST_ASAN
+/* ASan's allocator (libasan exports it; gcc ships no header for it). */
+size_t __sanitizer_get_current_allocated_bytes(void);
+
+size_t cctest_heap_bytes(void)
+{
+	return __sanitizer_get_current_allocated_bytes();
+}
+#else
+#include <malloc.h>
+
+size_t cctest_heap_bytes(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+#endif

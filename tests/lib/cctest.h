@@ -25,6 +25,8 @@ const char *cctest_source_dir(void);
 const char *cctest_build_dir(void);
 /* A fresh temporary directory, removed with cctest_rm_rf(). Returns a static buffer copy. */
 char *cctest_mkdtemp(void);
+/* Bytes the process has allocated with malloc() now (under ASan: its allocator's count). */
+size_t cctest_heap_bytes(void);
 int cctest_rm_rf(const char *path);
 /* Create the directory dir/rel (0755); fails the test on error. */
 void cctest_mkdir_at(const char *dir, const char *rel);

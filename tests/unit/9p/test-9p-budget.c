@@ -8,7 +8,6 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,13 +40,6 @@ static unsigned count_fds(void)
 		n++;
 	closedir(d);
 	return n;
-}
-
-static size_t heap_bytes(void)
-{
-	struct mallinfo2 mi = mallinfo2();
-
-	return mi.uordblks + mi.hblkhd;
 }
 
 static struct p9_usage usage(void)
@@ -306,14 +298,14 @@ static size_t flood_heap_growth(unsigned n_fids)
 	unsigned n;
 	int r;
 
-	before = heap_bytes();
+	before = cctest_heap_bytes();
 	for (n = 1; n <= n_fids; n++) {
 		ASSERT_OK(p9c_walk1(&c, 0, n, "f"));
 		r = xattr_fill(n, 64 * 1024);
 		if (r < 0)
 			ASSERT_ERRNO(r, ENOSPC);
 	}
-	after = heap_bytes();
+	after = cctest_heap_bytes();
 	for (n = 1; n <= n_fids; n++)
 		(void) p9c_clunk(&c, n);
 	ck_assert_uint_eq(usage().xattr_bytes, 0);

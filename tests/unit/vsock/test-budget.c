@@ -8,7 +8,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,13 +56,6 @@ static unsigned count_fds(void)
 		n++;
 	closedir(d);
 	return n;
-}
-
-static size_t heap_bytes(void)
-{
-	struct mallinfo2 mi = mallinfo2();
-
-	return mi.uordblks + mi.hblkhd;
 }
 
 static struct vsock_mux_usage usage(void)
@@ -300,14 +292,14 @@ static size_t flood_heap_growth(unsigned n)
 	int lfd = listen_port(HOST_PORT);
 	size_t before, after;
 
-	before = heap_bytes();
+	before = cctest_heap_bytes();
 	for (uint32_t i = 0; i < n; i++) {
 		afd[i] = guest_connect(lfd, 10000 + i);
 		(void) guest_fill(10000 + i);
 		(void) guest_drain(0);
 		check_within();
 	}
-	after = heap_bytes();
+	after = cctest_heap_bytes();
 	vsock_mux_reset(mux);
 	ck_assert_uint_eq(usage().buf_bytes, 0);
 	for (uint32_t i = 0; i < n; i++)
