@@ -34,6 +34,10 @@
  *   setns=PID  symlink=TARGET:LINK             the hostile guest (cc-testapp-hostile.c): join
  *   rmdir=PATH  mkfifo=PATH                    PID's mount namespace, make links and FIFOs,
  *   truncate=PATH:SIZE                         a sparse file of SIZE bytes
+ *   xattrflood=DIR  fidflood=PATH              floods of the VMM's budgets, bounded, what
+ *   vsockflood=PORT:N                          was got held: 60 KiB user.* xattrs from 64
+ *                                              processes, open fids, vsock connections to
+ *                                              the host's PORT; print the counts and errnos
  *
  * A failed step prints its errno name (e.g. "write /ro/x errno=EROFS") and goes on.
  */
@@ -490,6 +494,12 @@ static int step(const char *s)
 		testapp_step_mkfifo(arg);
 	else if (strncmp(s, "truncate=", 9) == 0)
 		testapp_step_truncate(arg);
+	else if (strncmp(s, "xattrflood=", 11) == 0)
+		testapp_step_xattrflood(arg);
+	else if (strncmp(s, "fidflood=", 9) == 0)
+		testapp_step_fidflood(arg);
+	else if (strncmp(s, "vsockflood=", 11) == 0)
+		testapp_step_vsockflood(arg);
 	else
 		testapp_say("unknown step %s", s);
 	return -1;

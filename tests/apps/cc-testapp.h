@@ -34,3 +34,6 @@ void testapp_step_symlink(const char *arg);
 void testapp_step_rmdir(const char *path);
 void testapp_step_mkfifo(const char *path);
 void testapp_step_truncate(const char *arg);
+void testapp_step_xattrflood(const char *dir);
+void testapp_step_fidflood(const char *path);
+void testapp_step_vsockflood(const char *arg);
