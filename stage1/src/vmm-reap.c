@@ -68,7 +68,7 @@ static int proc_jail_is(pid_t pid, int dir_fd)
 	root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root_fd < 0)
 		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
-	vm_fd = beneath_open(root_fd, VMM_JAIL_VM_DIR + 1, O_PATH | O_DIRECTORY, S_IFDIR);
+	vm_fd = beneath_open(root_fd, &VMM_JAIL_VM_DIR[1], O_PATH | O_DIRECTORY, S_IFDIR);
 	if (vm_fd < 0)
 		return 0;
 	pod_vm_fd = beneath_open(dir_fd, POD_VM_DIR, O_PATH | O_DIRECTORY, S_IFDIR);
