@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #define _XOPEN_SOURCE 700
+#include <dirent.h>
 #include <ftw.h>
 #include <sched.h>
 #include <stdint.h>
@@ -159,3 +160,15 @@ size_t cctest_heap_bytes(void)
 	return mi.uordblks + mi.hblkhd;
 }
 #endif
+
+unsigned cctest_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	unsigned n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}

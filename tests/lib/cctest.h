@@ -25,6 +25,8 @@ const char *cctest_source_dir(void);
 const char *cctest_build_dir(void);
 /* A fresh temporary directory, removed with cctest_rm_rf(). Returns a static buffer copy. */
 char *cctest_mkdtemp(void);
+/* Descriptors this process holds now (the directory stream's own one cancels out). */
+unsigned cctest_count_fds(void);
 /* Bytes the process has allocated with malloc() now (under ASan: its allocator's count). */
 size_t cctest_heap_bytes(void);
 int cctest_rm_rf(const char *path);

@@ -6,7 +6,6 @@
  * descriptors and heap) never passes the budget, and that clunking gives everything back.
  */
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,19 +28,6 @@ static void teardown(void)
 	p9c_done(&c);
 }
 
-/* Descriptors this process holds now (the directory stream's own one cancels out). */
-static unsigned count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	unsigned n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 static struct p9_usage usage(void)
 {
 	struct p9_usage u;
@@ -61,7 +47,7 @@ static void check_within(unsigned fds_base, unsigned fds_usage_base)
 	ck_assert_uint_le(u.fds, lim.max_fds);
 	ck_assert_uint_eq(u.fds, u.nodes + u.open_files);
 	ck_assert_uint_le(u.xattr_bytes, lim.max_xattr_bytes);
-	ck_assert_uint_eq(count_fds() - fds_base, u.fds - fds_usage_base);
+	ck_assert_uint_eq(cctest_count_fds() - fds_base, u.fds - fds_usage_base);
 }
 
 /* After a session ends, only the root node is left. */
@@ -73,7 +59,7 @@ static void check_all_returned(unsigned fds_base, unsigned fds_usage_base)
 	ck_assert_uint_eq(u.nodes, 1);
 	ck_assert_uint_eq(u.open_files, 0);
 	ck_assert_uint_eq(u.xattr_bytes, 0);
-	ck_assert_uint_eq(count_fds() - fds_base, u.fds - fds_usage_base);
+	ck_assert_uint_eq(cctest_count_fds() - fds_base, u.fds - fds_usage_base);
 }
 
 START_TEST(test_defaults)
@@ -99,7 +85,7 @@ END_TEST
 
 START_TEST(test_fid_flood)
 {
-	unsigned fds_base = count_fds(), n;
+	unsigned fds_base = cctest_count_fds(), n;
 	int r = 0;
 
 	p9_server_set_limits(c.srv, &(struct p9_limits){.max_fids = 100});
@@ -130,7 +116,7 @@ END_TEST
 START_TEST(test_walk_and_open_flood)
 {
 	const char *deep[] = {"d", "f", NULL};
-	unsigned fds_base = count_fds(), n;
+	unsigned fds_base = cctest_count_fds(), n;
 	char name[32];
 	int r = 0;
 
@@ -208,7 +194,7 @@ static int xattr_fill(uint32_t fid, size_t size)
 START_TEST(test_xattrcreate_flood)
 {
 	const size_t max = 4 * 64 * 1024;
-	unsigned fds_base = count_fds(), n;
+	unsigned fds_base = cctest_count_fds(), n;
 	int r = 0;
 
 	p9c_host_write(&c, "f", "x");
@@ -244,7 +230,7 @@ END_TEST
 START_TEST(test_xattrwalk_flood)
 {
 	static char value[3000];
-	unsigned fds_base = count_fds(), n;
+	unsigned fds_base = cctest_count_fds(), n;
 	uint64_t size;
 	int r = 0;
 

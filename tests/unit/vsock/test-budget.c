@@ -5,7 +5,6 @@
  * connections at once. Checks the guest's answer (RST), that the muxer's accounting (and the
  * process's descriptors and heap) stays within the budget, and that closing gives it back.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -44,18 +43,6 @@ static void teardown(void)
 	cctest_rm_rf(dir);
 	free(dir);
 	free(uds);
-}
-
-static unsigned count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	unsigned n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
 }
 
 static struct vsock_mux_usage usage(void)
@@ -196,14 +183,14 @@ START_TEST(test_connection_flood)
 {
 	static int afd[MAX_CONNS];
 	int lfd = listen_port(HOST_PORT);
-	unsigned fds_base = count_fds();
+	unsigned fds_base = cctest_count_fds();
 
 	vsock_mux_set_limits(mux, &(struct vsock_mux_limits){.max_conns = 16});
 	for (int round = 0; round < 2; round++) {
 		for (uint32_t i = 0; i < 16; i++)
 			afd[i] = guest_connect(lfd, 10000 + i);
 		/* Each connection holds one host socket (and the test its peer). */
-		ck_assert_uint_eq(count_fds(), fds_base + 2 * 16);
+		ck_assert_uint_eq(cctest_count_fds(), fds_base + 2 * 16);
 		/* The 17th and every one after it is refused, and costs nothing. */
 		for (uint32_t i = 16; i < MAX_CONNS; i++) {
 			guest_send(VSOCK_OP_REQUEST, 10000 + i, NULL, 0, 0);
@@ -211,7 +198,7 @@ START_TEST(test_connection_flood)
 			check_within();
 		}
 		ck_assert_uint_eq(usage().conns, 16);
-		ck_assert_uint_eq(count_fds(), fds_base + 2 * 16);
+		ck_assert_uint_eq(cctest_count_fds(), fds_base + 2 * 16);
 		/* The guest resets them: everything comes back, the host sees EOF. */
 		for (uint32_t i = 0; i < 16; i++) {
 			char c;
@@ -221,7 +208,7 @@ START_TEST(test_connection_flood)
 			close(afd[i]);
 		}
 		ck_assert_uint_eq(usage().conns, 0);
-		ck_assert_uint_eq(count_fds(), fds_base);
+		ck_assert_uint_eq(cctest_count_fds(), fds_base);
 	}
 	close(lfd);
 }
