@@ -424,7 +424,6 @@ static int run_vmm(struct run_ctx *c)
 		.n_hostvols = c->roots.n,
 	};
 	c->jail_cfg = (struct vmm_jail){
-		.pod_dir = c->pod_dir,
 		.vmm = c->vmm,
 		.kernel = c->kernel,
 		.image = c->image,
@@ -446,21 +445,27 @@ static int run_vmm(struct run_ctx *c)
 		keep_fds[n_keep++] = c->kernel_pages.fds[1];
 	}
 	if (c->jail) {
-		char map[2048];
-
-		/* Every volume owner mappable, before anything starts. */
-		r = vmm_jail_map_build(&c->jail_cfg, false, map, sizeof(map));
-		if (r >= 0)
-			r = vmm_jail_map_build(&c->jail_cfg, true, map, sizeof(map));
+		/* Every volume owner mappable and every mount of the jail made, idmapped where
+		 * the filesystems allow it, before anything starts. */
+		r = vmm_jail_trees_open(&c->jail_cfg, c->pod_fd);
 		if (r < 0) {
 			(void) run_error_set(&err, r,
 					     r == -ERANGE
 						     ? "a host volume's root is owned by an id "
 						       "the VMM's jail keeps for the VMM"
-						     : "too many host volume owners for the "
-						       "VMM's jail: %m");
+					     : r == -E2BIG ? "too many host volume owners for the "
+							     "VMM's jail: %m"
+							   : "cannot make the VMM's jail: %m");
 			run_undo(c);
 			return fail(1, err.msg);
+		}
+		if (!c->jail_cfg.idmapped) {
+			struct run_error w = {};
+
+			(void) run_error_set(&w, c->jail_cfg.idmap_error,
+					     "the pod's files cannot be idmapped (%m): the VMM's "
+					     "jail maps host ids 0-65535 as they are");
+			print_warning(NULL, w.msg);
 		}
 		/* The jail has no /dev: the VMM inherits KVM open. */
 		/* On a read-only clone of /dev's mount: the VMM's capabilities in its user
@@ -506,6 +511,8 @@ static int run_vmm(struct run_ctx *c)
 	};
 
 	r = supervise_run(&sc, &status, NULL, &err);
+	if (c->jail)
+		vmm_jail_trees_close(&c->jail_cfg);
 	tty_raw_leave(&c->tty);
 	machine_unregister(c);
 	/* A VMM that was killed could not remove its vsock socket. */

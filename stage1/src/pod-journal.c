@@ -39,7 +39,7 @@ int pod_journal_unlink(const char *machine_id)
 int pod_journal_prepare(int pod_fd, const char *pod_dir, const char *machine_id, run_warn_fn warn,
 			void *userdata, struct run_error *err)
 {
-	_cleanup_close_ int host_fd = -1, journal_fd = -1;
+	_cleanup_close_ int host_fd = -1, journal_fd = -1, log_fd = -1;
 	_cleanup_free_ char *target = NULL;
 	const char *host = pod_journal_host_dir();
 	struct stat st;
@@ -48,6 +48,11 @@ int pod_journal_prepare(int pod_fd, const char *pod_dir, const char *machine_id,
 	r = layer_mkdir_p(pod_fd, POD_JOURNAL_DIR, 0755, &journal_fd);
 	if (r < 0)
 		return run_error_set(err, r, "%s: %m", POD_JOURNAL_DIR);
+	/* Root's alone above the export, as opt/ and rkt/guest: whatever the guest (or its VMM)
+	 * leaves in it, setuid files included, no other host user reaches. */
+	log_fd = openat(journal_fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (log_fd < 0 || fchmod(log_fd, 0700) < 0)
+		return run_error_set(err, errno, "%s/..: %m", POD_JOURNAL_DIR);
 	host_fd = open(host, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (host_fd < 0) {
 		if (errno != ENOENT)

@@ -17,17 +17,37 @@
 #include "cc/cleanup.h"
 #include "cc/macro.h"
 #include "pod-paths.h"
+#include "userns.h"
 #include "vmm-jail.h"
 
-/* Where the jail's tmpfs is built, in the child's mount namespace only (hidden from nobody
- * else; every source is open before it is mounted). */
+/* Where the jail's tmpfs is built, in the child's mount namespace only (every mount in it
+ * is made before it is attached). */
 #define JAIL_BUILD_DIR "/tmp"
 
 struct jail_bind {
 	const char *source; /* relative: to the pod dir; absolute: a host path */
 	const char *target; /* in the jail */
 	bool dir, ro;
+	bool export; /* a 9p export: idmapped with the VMM's map */
 };
+
+/* The jail's layout, VMM_JAIL_N_TREES entries; a NULL source is left out. */
+static void jail_binds(const struct vmm_jail *j, struct jail_bind *b)
+{
+	const struct jail_bind binds[VMM_JAIL_N_TREES] = {
+		{j->vmm, VMM_JAIL_VMM, false, true, false},
+		{j->kernel, VMM_JAIL_KERNEL, false, true, false},
+		{j->image, VMM_JAIL_IMAGE, false, true, false},
+		{POD_LAYER_DIR, VMM_JAIL_LAYER, true, true, true},
+		/* The VMM's own (VMM_JAIL_HOST_ID's): not an export, not idmapped. */
+		{POD_VM_DIR, VMM_JAIL_VM_DIR, true, false, false},
+		{POD_STAGE2_DIR, VMM_JAIL_STAGE2, true, false, true},
+		{POD_GUEST_RKT_DIR, VMM_JAIL_RKT, true, false, true},
+		{POD_JOURNAL_DIR, VMM_JAIL_JOURNAL, true, false, true},
+	};
+
+	memcpy(b, binds, sizeof(binds));
+}
 
 int vmm_jail_map_build(const struct vmm_jail *j, bool gid, char *buf, size_t size)
 {
@@ -35,8 +55,8 @@ int vmm_jail_map_build(const struct vmm_jail *j, bool gid, char *buf, size_t siz
 	size_t n_seen = 0, len;
 	int n;
 
-	n = snprintf(buf, size, "0 0 %u\n%u %u 1\n", VMM_JAIL_NS_ID, VMM_JAIL_NS_ID,
-		     VMM_JAIL_HOST_ID);
+	n = snprintf(buf, size, "0 %u %u\n%u %u 1\n", j->idmapped ? VMM_JAIL_HOST_BASE : 0,
+		     VMM_JAIL_NS_ID, VMM_JAIL_NS_ID, VMM_JAIL_HOST_ID);
 	if (n < 0 || (size_t) n >= size)
 		return -E2BIG;
 	len = (size_t) n;
@@ -55,7 +75,8 @@ int vmm_jail_map_build(const struct vmm_jail *j, bool gid, char *buf, size_t siz
 		if (n_seen >= VMM_JAIL_EXTRA_IDS_MAX)
 			return -E2BIG;
 		seen[n_seen++] = id;
-		n = snprintf(buf + len, size - len, "%u %u 1\n", id, id);
+		n = snprintf(buf + len, size - len, "%u %u 1\n", id,
+			     j->idmapped ? VMM_JAIL_HOST_EXTRA + (uint32_t) (n_seen - 1) : id);
 		if (n < 0 || (size_t) n >= size - len)
 			return -E2BIG;
 		len += (size_t) n;
@@ -118,71 +139,114 @@ static int jail_mkdirs(int root_fd, const char *path, bool last_is_file)
 	return RET_NERRNO(mkdirat(root_fd, buf + 1, 0755));
 }
 
-/* A recursive bind of source_fd (an O_PATH fd of this mount namespace) at target in root_fd. */
-static int jail_bind(int root_fd, const struct jail_bind *b, int source_fd)
+/* The detached recursive bind of b (flags, and idmap when userns_fd >= 0) into *ret_tree. */
+static int jail_tree_open(int pod_fd, const struct jail_bind *b, int userns_fd, int *ret_tree)
 {
-	struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID};
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID};
 	_cleanup_close_ int tree = -1;
-	int r;
 
-	r = jail_mkdirs(root_fd, b->target, !b->dir);
-	if (r < 0)
-		return r;
-	tree = open_tree(source_fd, "",
-			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	tree = open_tree(b->source[0] == '/' ? AT_FDCWD : pod_fd, b->source,
+			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
 	if (tree < 0)
 		return -errno;
-	if (!b->ro)
-		attr.attr_set = MOUNT_ATTR_NOSUID;
+	if (b->ro)
+		attr.attr_set |= MOUNT_ATTR_RDONLY;
+	if (userns_fd >= 0) {
+		attr.attr_set |= MOUNT_ATTR_IDMAP;
+		attr.userns_fd = (uint64_t) userns_fd;
+	}
 	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
 		return -errno;
-	return RET_NERRNO(move_mount(tree, "", root_fd, b->target + 1, MOVE_MOUNT_F_EMPTY_PATH));
+	*ret_tree = TAKE_FD(tree);
+	return 0;
 }
 
-static int jail_build(const struct vmm_jail *j, int pod_fd)
+void vmm_jail_trees_close(struct vmm_jail *j)
 {
-	const struct jail_bind binds[] = {
-		{j->vmm, VMM_JAIL_VMM, false, true},
-		{j->kernel, VMM_JAIL_KERNEL, false, true},
-		{j->image, VMM_JAIL_IMAGE, false, true},
-		{POD_LAYER_DIR, VMM_JAIL_LAYER, true, true},
-		{POD_VM_DIR, VMM_JAIL_VM_DIR, true, false},
-		{POD_STAGE2_DIR, VMM_JAIL_STAGE2, true, false},
-		{POD_GUEST_RKT_DIR, VMM_JAIL_RKT, true, false},
-		{POD_JOURNAL_DIR, VMM_JAIL_JOURNAL, true, false},
-	};
-	const size_t n = sizeof(binds) / sizeof(binds[0]);
-	int fds[sizeof(binds) / sizeof(binds[0])];
-	_cleanup_close_ int root_fd = -1;
+	for (size_t i = 0; i < VMM_JAIL_N_TREES; i++)
+		j->trees[i] = safe_close(j->trees[i]);
+}
+
+/* Every tree, the exports idmapped with userns_fd unless it is -1. On error, none. */
+static int jail_trees_open_with(struct vmm_jail *j, int pod_fd, int userns_fd, int *ret_failed)
+{
+	struct jail_bind b[VMM_JAIL_N_TREES];
 	int r = 0;
 
-	/* Every source first, before the tmpfs can hide one of them. */
-	for (size_t i = 0; i < n; i++) {
-		fds[i] = -1;
-		if (!binds[i].source)
+	jail_binds(j, b);
+	for (size_t i = 0; i < VMM_JAIL_N_TREES; i++)
+		j->trees[i] = -1;
+	for (size_t i = 0; r >= 0 && i < VMM_JAIL_N_TREES; i++) {
+		if (!b[i].source)
 			continue;
-		fds[i] = openat(binds[i].source[0] == '/' ? AT_FDCWD : pod_fd, binds[i].source,
-				O_PATH | O_CLOEXEC | (binds[i].dir ? O_DIRECTORY : 0));
-		if (fds[i] < 0) {
-			r = -errno;
-			break;
-		}
+		r = jail_tree_open(pod_fd, &b[i], b[i].export ? userns_fd : -1, &j->trees[i]);
+		*ret_failed = (int) i;
 	}
-	if (r >= 0 && mount("tmpfs", JAIL_BUILD_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-			    "mode=0755,size=64k,nr_inodes=64") < 0)
-		r = -errno;
-	if (r >= 0) {
-		root_fd = open(JAIL_BUILD_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (root_fd < 0)
-			r = -errno;
-	}
-	for (size_t i = 0; r >= 0 && i < n; i++)
-		if (fds[i] >= 0)
-			r = jail_bind(root_fd, &binds[i], fds[i]);
-	for (size_t i = 0; i < n; i++)
-		safe_close(fds[i]);
+	if (r < 0)
+		vmm_jail_trees_close(j);
+	return r;
+}
+
+int vmm_jail_trees_open(struct vmm_jail *j, int pod_fd)
+{
+	char uid_map[2048], gid_map[2048];
+	_cleanup_close_ int userns_fd = -1;
+	struct jail_bind b[VMM_JAIL_N_TREES];
+	int r, failed = -1;
+
+	for (size_t i = 0; i < VMM_JAIL_N_TREES; i++)
+		j->trees[i] = -1;
+	j->idmapped = true;
+	j->idmap_error = 0;
+	r = vmm_jail_map_build(j, false, uid_map, sizeof(uid_map));
+	if (r >= 0)
+		r = vmm_jail_map_build(j, true, gid_map, sizeof(gid_map));
 	if (r < 0)
 		return r;
+	userns_fd = userns_open(uid_map, gid_map);
+	if (userns_fd < 0)
+		r = userns_fd;
+	else
+		r = jail_trees_open_with(j, pod_fd, userns_fd, &failed);
+	if (r >= 0)
+		return 0;
+	/* Only a filesystem that cannot be idmapped (EINVAL), or a kernel without idmapped
+	 * mounts or user namespaces, falls back; any other error is one. */
+	jail_binds(j, b);
+	if (userns_fd >= 0 && r != -EINVAL && r != -EOPNOTSUPP && r != -ENOSYS)
+		return r;
+	if (userns_fd >= 0 && failed >= 0 && !b[failed].export)
+		return r;
+	j->idmapped = false;
+	j->idmap_error = r;
+	return jail_trees_open_with(j, pod_fd, -1, &failed);
+}
+
+static int jail_build(const struct vmm_jail *j)
+{
+	struct jail_bind binds[VMM_JAIL_N_TREES];
+	_cleanup_close_ int root_fd = -1;
+	int r;
+
+	jail_binds(j, binds);
+	if (mount("tmpfs", JAIL_BUILD_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "mode=0755,size=64k,nr_inodes=64") < 0)
+		return -errno;
+	root_fd = open(JAIL_BUILD_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0)
+		return -errno;
+	for (size_t i = 0; i < VMM_JAIL_N_TREES; i++) {
+		if (!binds[i].source)
+			continue;
+		if (j->trees[i] < 0)
+			return -EBADF;
+		r = jail_mkdirs(root_fd, binds[i].target, !binds[i].dir);
+		if (r < 0)
+			return r;
+		if (move_mount(j->trees[i], "", root_fd, binds[i].target + 1,
+			       MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			return -errno;
+	}
 	/* The 9p server reopens files through /proc/self/fd: a procfs of the VMM's own PID
 	 * namespace, process directories only. */
 	r = jail_mkdirs(root_fd, "/proc", false);
@@ -236,18 +300,18 @@ static int jail_drop_ids(uint64_t caps)
 
 int vmm_jail_enter(const struct vmm_jail *j)
 {
-	_cleanup_close_ int pod_fd = -1;
 	int r;
 
+	/* Root of the namespace first: with the exports idmapped, run's own ids (host root's)
+	 * are not mapped here, and the jail's files could not be created. Capabilities stay. */
+	if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
+		return -errno;
 	/* Nothing mounted here propagates back to run's namespace (or the host's). */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return -errno;
-	/* The pod dir of this mount namespace: bind sources must be mounts of it. */
-	pod_fd = open(j->pod_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (pod_fd < 0)
-		return -errno;
-	r = jail_build(j, pod_fd);
-	pod_fd = safe_close(pod_fd);
+	r = jail_build(j);
+	for (size_t i = 0; i < VMM_JAIL_N_TREES; i++)
+		safe_close(j->trees[i]);
 	if (r < 0)
 		return r;
 	r = jail_pivot();
@@ -265,7 +329,15 @@ bool vmm_jail_wanted(void)
 
 int vmm_jail_prepare_pod(int pod_fd)
 {
+	_cleanup_close_ int vm_fd = -1;
+
 	if (mkdirat(pod_fd, POD_VM_DIR, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	/* The VMM's own: with the exports idmapped, host root's inodes are not its to write. */
+	vm_fd = openat(pod_fd, POD_VM_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (vm_fd < 0)
+		return -errno;
+	if (fchown(vm_fd, VMM_JAIL_HOST_ID, VMM_JAIL_HOST_ID) < 0 || fchmod(vm_fd, 0700) < 0)
 		return -errno;
 	/* enter and stop connect to POD_VSOCK_PATH; a stale link or socket goes first. */
 	(void) unlinkat(pod_fd, POD_VSOCK_PATH, 0);

@@ -20,3 +20,11 @@
 #define SANDBOX_ESCAPE_DEFAULT "/etc/hostname"
 
 int sandbox_escape_try(const char *path, const char **ret_how);
+
+/*
+ * Debug only, with the above: what a compromised VMM's capabilities reach. For every fd on an
+ * inode it does not own (stdio, tap, KVM, the kernel pages file; directories and sockets
+ * aside), fchmod to the mode it has already. Returns the number of attempts, all refused, or
+ * -EPERM with *ret_how naming the one that was allowed.
+ */
+int sandbox_reach_try(const char **ret_how);

@@ -180,6 +180,13 @@ int sandbox_enter_process(struct sandbox *sb)
 			return log_error_errno(r, "sandbox selftest: escape: %m");
 		log_warning("sandbox selftest: escape: %d attempts to open %s refused", r,
 			    sb->escape_path);
+		r = sandbox_reach_try(&how);
+		if (r < 0 && how)
+			return log_error_errno(r, "sandbox selftest: reach: %s", how);
+		if (r < 0)
+			return log_error_errno(r, "sandbox selftest: reach: %m");
+		log_warning("sandbox selftest: reach: %d inodes of others it holds kept their mode",
+			    r);
 	}
 	rss_before = sandbox_rss_kb(statm_fd);
 	(void) malloc_trim(0);

@@ -42,7 +42,8 @@ enum sandbox_action {
  * getppid(), which no table allows, right after loading its filter (tests/kvm/sandbox).
  * CC_VMM_SANDBOX_SELFTEST=escape[:PATH]: once capabilities are dropped, the main thread tries to
  * open the host file PATH the ways a compromised VMM would (sandbox-escape.h); one that works
- * fails sandbox_enter_process() with a message naming it, else one warning line counts them.
+ * fails sandbox_enter_process() with a message naming it, else one warning line counts them;
+ * then the same for chmod through the fds it holds on others' inodes (sandbox_reach_try()).
  */
 #define SANDBOX_SELFTEST_ENV "CC_VMM_SANDBOX_SELFTEST"
 

@@ -36,6 +36,25 @@ START_TEST(test_high_owners)
 }
 END_TEST
 
+/* Idmapped exports: the namespace's 0-65535 and the owners beyond at the VMM's host range,
+ * host root itself not mapped. */
+START_TEST(test_idmapped)
+{
+	const struct volume_root v[] = {
+		{1, 1, 1000, 100}, {1, 2, 100000, 100001}, {1, 3, 200000, 5}, {1, 4, 0, 100001}};
+	struct vmm_jail j = {.hostvols = v, .n_hostvols = 4, .idmapped = true};
+	char buf[2048];
+
+	ck_assert_int_gt(vmm_jail_map_build(&j, false, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "0 2146500608 65536\n65536 2146435072 1\n"
+			      "100000 2146566144 1\n200000 2146566145 1\n");
+	ck_assert_int_gt(vmm_jail_map_build(&j, true, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "0 2146500608 65536\n65536 2146435072 1\n100001 2146566144 1\n");
+	ck_assert_uint_eq(VMM_JAIL_HOST_BASE, 2146500608u);
+	ck_assert_uint_eq(VMM_JAIL_HOST_EXTRA, 2146566144u);
+}
+END_TEST
+
 /* The VMM's own ids cannot be given to a volume's owner; too many owners; a small buffer. */
 START_TEST(test_refused)
 {
@@ -67,6 +86,7 @@ static Suite *jail_map_suite(void)
 
 	tcase_add_test(tc, test_no_volumes);
 	tcase_add_test(tc, test_high_owners);
+	tcase_add_test(tc, test_idmapped);
 	tcase_add_test(tc, test_refused);
 	suite_add_tcase(s, tc);
 	return s;

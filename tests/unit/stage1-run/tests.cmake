@@ -8,7 +8,7 @@ foreach(_t volume-plan root-path pod-exit status-mirror vmm-argv vmm-jail-map re
     LIBS ccstage1run)
 endforeach()
 # Root and private namespaces (mount, net); skipped (77) without them.
-foreach(_t volume-mount resources-remove)
+foreach(_t volume-mount resources-remove vmm-jail-trees)
   cc_add_check_test(NAME test-stage1-${_t} LABEL unit
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-${_t}.c
     LIBS ccstage1run)
