@@ -3,7 +3,7 @@
 # shellcheck disable=SC2154,SC2034 # the variables are the sourcing script's (tests/e2e/stage1/pods)
 #
 # Helpers of the stage1 e2e tests (sourced). Pods run through cc-stage0 with --dir on the test
-# host's tmpfs; each pod's console (run's stdout) and stderr are kept in $tmp/<name>.{out,err}.
+# host's ext4 (/var/tmp: the VMM's exports are idmapped, which L1's 6.1 tmpfs cannot be); each pod's console (run's stdout) and stderr are kept in $tmp/<name>.{out,err}.
 
 fail=0
 failed() {
