@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <linux/openat2.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,26 +25,44 @@
  * is made before it is attached). */
 #define JAIL_BUILD_DIR "/tmp"
 
+/* How a mount of the jail is idmapped. */
+enum jail_idmap {
+	JAIL_IDMAP_NONE,
+	/* A 9p export that shows host files: each owner keeps its host number in the VMM's
+	 * namespace (the VMM's own map). */
+	JAIL_IDMAP_HOST,
+	/* A 9p export only the pod writes, and the host reads as root: what the guest's ids
+	 * 0-65535 create there is owned on the host by VMM_JAIL_HOST_BASE.. (what they are
+	 * anyway), never by host root, so that no file left there is setuid-root. */
+	JAIL_IDMAP_POD,
+	_JAIL_IDMAP_MAX,
+};
+
 struct jail_bind {
 	const char *source; /* relative: to the pod dir; absolute: a host path */
 	const char *target; /* in the jail */
 	bool dir, ro;
-	bool export; /* a 9p export: idmapped with the VMM's map */
+	enum jail_idmap idmap;
 };
+
+/* The directories run makes in the JAIL_IDMAP_POD exports: their guest's root's. */
+static const char *const jail_pod_dirs[] = {POD_GUEST_RKT_DIR, POD_GUEST_STATUS_DIR,
+					    POD_JOURNAL_DIR};
 
 /* The jail's layout, VMM_JAIL_N_TREES entries; a NULL source is left out. */
 static void jail_binds(const struct vmm_jail *j, struct jail_bind *b)
 {
 	const struct jail_bind binds[VMM_JAIL_N_TREES] = {
-		{j->vmm, VMM_JAIL_VMM, false, true, false},
-		{j->kernel, VMM_JAIL_KERNEL, false, true, false},
-		{j->image, VMM_JAIL_IMAGE, false, true, false},
-		{POD_LAYER_DIR, VMM_JAIL_LAYER, true, true, true},
+		{j->vmm, VMM_JAIL_VMM, false, true, JAIL_IDMAP_NONE},
+		{j->kernel, VMM_JAIL_KERNEL, false, true, JAIL_IDMAP_NONE},
+		{j->image, VMM_JAIL_IMAGE, false, true, JAIL_IDMAP_NONE},
+		{POD_LAYER_DIR, VMM_JAIL_LAYER, true, true, JAIL_IDMAP_HOST},
 		/* The VMM's own (VMM_JAIL_HOST_ID's): not an export, not idmapped. */
-		{POD_VM_DIR, VMM_JAIL_VM_DIR, true, false, false},
-		{POD_STAGE2_DIR, VMM_JAIL_STAGE2, true, false, true},
-		{POD_GUEST_RKT_DIR, VMM_JAIL_RKT, true, false, true},
-		{POD_JOURNAL_DIR, VMM_JAIL_JOURNAL, true, false, true},
+		{POD_VM_DIR, VMM_JAIL_VM_DIR, true, false, JAIL_IDMAP_NONE},
+		/* The apps' rootfs, and the host volumes mounted in them. */
+		{POD_STAGE2_DIR, VMM_JAIL_STAGE2, true, false, JAIL_IDMAP_HOST},
+		{POD_GUEST_RKT_DIR, VMM_JAIL_RKT, true, false, JAIL_IDMAP_POD},
+		{POD_JOURNAL_DIR, VMM_JAIL_JOURNAL, true, false, JAIL_IDMAP_POD},
 	};
 
 	memcpy(b, binds, sizeof(binds));
@@ -167,8 +186,10 @@ void vmm_jail_trees_close(struct vmm_jail *j)
 		j->trees[i] = safe_close(j->trees[i]);
 }
 
-/* Every tree, the exports idmapped with userns_fd unless it is -1. On error, none. */
-static int jail_trees_open_with(struct vmm_jail *j, int pod_fd, int userns_fd, int *ret_failed)
+/* Every tree, the exports idmapped with userns_fds[their idmap] (none where it is -1). On
+ * error, none, and *ret_failed is the bind that failed. */
+static int jail_trees_open_with(struct vmm_jail *j, int pod_fd, const int *userns_fds,
+				int *ret_failed)
 {
 	struct jail_bind b[VMM_JAIL_N_TREES];
 	int r = 0;
@@ -179,7 +200,7 @@ static int jail_trees_open_with(struct vmm_jail *j, int pod_fd, int userns_fd, i
 	for (size_t i = 0; r >= 0 && i < VMM_JAIL_N_TREES; i++) {
 		if (!b[i].source)
 			continue;
-		r = jail_tree_open(pod_fd, &b[i], b[i].export ? userns_fd : -1, &j->trees[i]);
+		r = jail_tree_open(pod_fd, &b[i], userns_fds[b[i].idmap], &j->trees[i]);
 		*ret_failed = (int) i;
 	}
 	if (r < 0)
@@ -187,10 +208,30 @@ static int jail_trees_open_with(struct vmm_jail *j, int pod_fd, int userns_fd, i
 	return r;
 }
 
+/* The JAIL_IDMAP_POD exports' directories to the guest's root (run made them as host root,
+ * whom their idmap does not map). */
+static int jail_pod_dirs_chown(int pod_fd)
+{
+	for (size_t i = 0; i < sizeof(jail_pod_dirs) / sizeof(jail_pod_dirs[0]); i++) {
+		_cleanup_close_ int fd = -1;
+		struct open_how how = {
+			.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+
+		fd = (int) syscall(SYS_openat2, pod_fd, jail_pod_dirs[i], &how, sizeof(how));
+		if (fd < 0)
+			return -errno;
+		if (fchown(fd, VMM_JAIL_HOST_BASE, VMM_JAIL_HOST_BASE) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
 int vmm_jail_trees_open(struct vmm_jail *j, int pod_fd)
 {
-	char uid_map[2048], gid_map[2048];
-	_cleanup_close_ int userns_fd = -1;
+	char uid_map[2048], gid_map[2048], pod_map[64];
+	int userns_fds[_JAIL_IDMAP_MAX] = {-1, -1, -1};
 	struct jail_bind b[VMM_JAIL_N_TREES];
 	int r, failed = -1;
 
@@ -203,23 +244,32 @@ int vmm_jail_trees_open(struct vmm_jail *j, int pod_fd)
 		r = vmm_jail_map_build(j, true, gid_map, sizeof(gid_map));
 	if (r < 0)
 		return r;
-	userns_fd = userns_open(uid_map, gid_map);
-	if (userns_fd < 0)
-		r = userns_fd;
-	else
-		r = jail_trees_open_with(j, pod_fd, userns_fd, &failed);
+	(void) snprintf(pod_map, sizeof(pod_map), "%u %u %u\n", VMM_JAIL_HOST_BASE,
+			VMM_JAIL_HOST_BASE, VMM_JAIL_NS_ID);
+	r = userns_fds[JAIL_IDMAP_HOST] = userns_open(uid_map, gid_map);
 	if (r >= 0)
-		return 0;
-	/* Only a filesystem that cannot be idmapped (EINVAL), or a kernel without idmapped
-	 * mounts or user namespaces, falls back; any other error is one. */
-	jail_binds(j, b);
-	if (userns_fd >= 0 && r != -EINVAL && r != -EOPNOTSUPP && r != -ENOSYS)
+		r = userns_fds[JAIL_IDMAP_POD] = userns_open(pod_map, pod_map);
+	if (r >= 0)
+		r = jail_trees_open_with(j, pod_fd, userns_fds, &failed);
+	if (r >= 0) {
+		r = jail_pod_dirs_chown(pod_fd);
+		if (r < 0)
+			vmm_jail_trees_close(j);
+	}
+	safe_close(userns_fds[JAIL_IDMAP_HOST]);
+	safe_close(userns_fds[JAIL_IDMAP_POD]);
+	if (r >= 0 || failed < 0)
 		return r;
-	if (userns_fd >= 0 && failed >= 0 && !b[failed].export)
+	/* Only an export whose filesystem cannot be idmapped (EINVAL), or a kernel without
+	 * idmapped mounts, falls back; any other error is one. */
+	jail_binds(j, b);
+	if ((r != -EINVAL && r != -EOPNOTSUPP && r != -ENOSYS) ||
+	    b[failed].idmap == JAIL_IDMAP_NONE)
 		return r;
 	j->idmapped = false;
 	j->idmap_error = r;
-	return jail_trees_open_with(j, pod_fd, -1, &failed);
+	userns_fds[JAIL_IDMAP_HOST] = userns_fds[JAIL_IDMAP_POD] = -1;
+	return jail_trees_open_with(j, pod_fd, userns_fds, &failed);
 }
 
 static int jail_build(const struct vmm_jail *j)

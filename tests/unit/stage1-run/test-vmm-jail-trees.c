@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The jail's mounts (vmm-jail.h, vmm_jail_trees_open()): on a filesystem that can be idmapped,
- * the 9p exports show host root's files at VMM_JAIL_HOST_BASE (their owner in the VMM's
- * namespace is their host number; host root itself is not mapped there) and the VMM's own
- * files as they are; on one that cannot (ramfs), plain binds and an identity map, with the
- * reason. Each test in a private mount namespace of its own (root; skipped without).
+ * the 9p exports that show host files have host root's at VMM_JAIL_HOST_BASE (their owner in
+ * the VMM's namespace is their host number; host root itself is not mapped there), the pod's
+ * own exports map no host id but VMM_JAIL_HOST_BASE.. (run's directories there become the
+ * guest root's), and the VMM's own files are as they are; on one that cannot (ramfs), plain binds
+ * and an identity map, with the reason. Each test in a private mount namespace of its own (root;
+ * skipped without).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +34,7 @@ static const char *const pod_dirs[] = {
 	POD_STAGE2_DIR,
 	"stage1/rootfs/rkt",
 	POD_GUEST_RKT_DIR,
+	POD_GUEST_STATUS_DIR,
 	"stage1/rootfs/var",
 	"stage1/rootfs/var/log",
 	POD_JOURNAL_DIR,
@@ -48,6 +51,7 @@ static char *pod_on(const char *fstype, int *ret_fd)
 	for (size_t i = 0; i < sizeof(pod_dirs) / sizeof(pod_dirs[0]); i++)
 		cctest_mkdir_at(dir, pod_dirs[i]);
 	cctest_write_at(dir, POD_STAGE2_DIR "/root-file", "x");
+	cctest_write_at(dir, POD_GUEST_RKT_DIR "/root-file", "x");
 	cctest_write_at(dir, "vmm", "");
 	*ret_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_int_ge(*ret_fd, 0);
@@ -74,6 +78,16 @@ static void tree_owner(int tree, const char *dir, const char *rel, uid_t *ret_ui
 	(void) snprintf(at + strlen(at), sizeof(at) - strlen(at), "/%s", rel);
 	ck_assert_int_eq(lstat(at, &st), 0);
 	*ret_uid = st.st_uid;
+}
+
+static uid_t stat_uid(const char *dir, const char *rel)
+{
+	char path[4096];
+	struct stat st;
+
+	(void) snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	return st.st_uid;
 }
 
 static bool kernel_idmaps_tmpfs(void)
@@ -113,6 +127,13 @@ START_TEST(test_trees_idmapped)
 	/* An export: host root's file at the namespace's 0. */
 	tree_owner(j.trees[5], dir, "root-file", &uid);
 	ck_assert_uint_eq(uid, VMM_JAIL_HOST_BASE);
+	/* The pod's own exports: host root unmapped (the kernel's overflow id); the directories
+	 * run made there are the guest root's, host id VMM_JAIL_HOST_BASE on disk and seen. */
+	tree_owner(j.trees[6], dir, "root-file", &uid);
+	ck_assert_uint_eq(uid, 65534);
+	tree_owner(j.trees[7], dir, "", &uid);
+	ck_assert_uint_eq(uid, VMM_JAIL_HOST_BASE);
+	ck_assert_uint_eq(stat_uid(dir, POD_GUEST_STATUS_DIR), VMM_JAIL_HOST_BASE);
 	/* No kernel, no image: no tree. */
 	ck_assert_int_eq(j.trees[1], -1);
 	ck_assert_int_eq(j.trees[2], -1);
@@ -139,6 +160,7 @@ START_TEST(test_trees_fallback)
 	ck_assert_str_eq(map, "0 0 65536\n65536 2146435072 1\n");
 	tree_owner(j.trees[5], dir, "root-file", &uid);
 	ck_assert_uint_eq(uid, 0);
+	ck_assert_uint_eq(stat_uid(dir, POD_GUEST_STATUS_DIR), 0);
 	vmm_jail_trees_close(&j);
 }
 END_TEST
