@@ -137,12 +137,15 @@ static int ifr_set_name(struct ifreq *ifr, const char *name)
 
 static int tap_create(int ctl, const char *tap, int mtu, int *ret_fd, int *ret_idx)
 {
-	_cleanup_close_ int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NOCTTY);
+	/* On a read-only clone of /dev/net's mount: the VMM holds this fd, and its capabilities
+	 * (in its user namespace, where its jail may map host root) must not chmod the host's
+	 * /dev/net/tun through it. */
+	_cleanup_close_ int fd = open_on_read_only_mount("/dev/net/tun", O_RDWR | O_NOCTTY);
 	struct ifreq ifr;
 	int r;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	r = ifr_set_name(&ifr, tap);
 	if (r < 0)
 		return r;

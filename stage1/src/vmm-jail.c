@@ -228,48 +228,84 @@ static int jail_pod_dirs_chown(int pod_fd)
 	return 0;
 }
 
-int vmm_jail_trees_open(struct vmm_jail *j, int pod_fd)
+/* Whether a failure of bind failed with r is one of an idmap the filesystem refuses. */
+static bool jail_idmap_refused(const struct vmm_jail *j, int r, int failed)
+{
+	struct jail_bind b[VMM_JAIL_N_TREES];
+
+	if (failed < 0 || (r != -EINVAL && r != -EOPNOTSUPP && r != -ENOSYS))
+		return false;
+	jail_binds(j, b);
+	return b[failed].idmap != JAIL_IDMAP_NONE;
+}
+
+/*
+ * One try: the host exports idmapped with the VMM's map when j->idmapped (else plain, the map
+ * then the identity), the pod's exports with theirs when pod (on disk VMM_JAIL_HOST_BASE..,
+ * whichever the VMM's map).
+ */
+static int jail_trees_try(struct vmm_jail *j, int pod_fd, bool pod, int *ret_failed)
 {
 	char uid_map[2048], gid_map[2048], pod_map[64];
 	int userns_fds[_JAIL_IDMAP_MAX] = {-1, -1, -1};
-	struct jail_bind b[VMM_JAIL_N_TREES];
-	int r, failed = -1;
+	int r = 0;
 
-	for (size_t i = 0; i < VMM_JAIL_N_TREES; i++)
-		j->trees[i] = -1;
-	j->idmapped = true;
-	j->idmap_error = 0;
-	r = vmm_jail_map_build(j, false, uid_map, sizeof(uid_map));
-	if (r >= 0)
-		r = vmm_jail_map_build(j, true, gid_map, sizeof(gid_map));
-	if (r < 0)
-		return r;
-	(void) snprintf(pod_map, sizeof(pod_map), "%u %u %u\n", VMM_JAIL_HOST_BASE,
-			VMM_JAIL_HOST_BASE, VMM_JAIL_NS_ID);
-	r = userns_fds[JAIL_IDMAP_HOST] = userns_open(uid_map, gid_map);
-	if (r >= 0)
+	*ret_failed = -1;
+	if (j->idmapped) {
+		r = vmm_jail_map_build(j, false, uid_map, sizeof(uid_map));
+		if (r >= 0)
+			r = vmm_jail_map_build(j, true, gid_map, sizeof(gid_map));
+		if (r >= 0)
+			r = userns_fds[JAIL_IDMAP_HOST] = userns_open(uid_map, gid_map);
+	}
+	if (r >= 0 && pod) {
+		(void) snprintf(pod_map, sizeof(pod_map), "%u %u %u\n", VMM_JAIL_HOST_BASE,
+				j->idmapped ? VMM_JAIL_HOST_BASE : 0, VMM_JAIL_NS_ID);
 		r = userns_fds[JAIL_IDMAP_POD] = userns_open(pod_map, pod_map);
+	}
 	if (r >= 0)
-		r = jail_trees_open_with(j, pod_fd, userns_fds, &failed);
-	if (r >= 0) {
+		r = jail_trees_open_with(j, pod_fd, userns_fds, ret_failed);
+	if (r >= 0 && pod) {
 		r = jail_pod_dirs_chown(pod_fd);
 		if (r < 0)
 			vmm_jail_trees_close(j);
 	}
 	safe_close(userns_fds[JAIL_IDMAP_HOST]);
 	safe_close(userns_fds[JAIL_IDMAP_POD]);
-	if (r >= 0 || failed < 0)
-		return r;
-	/* Only an export whose filesystem cannot be idmapped (EINVAL), or a kernel without
-	 * idmapped mounts, falls back; any other error is one. */
-	jail_binds(j, b);
-	if ((r != -EINVAL && r != -EOPNOTSUPP && r != -ENOSYS) ||
-	    b[failed].idmap == JAIL_IDMAP_NONE)
+	return r;
+}
+
+int vmm_jail_trees_open(struct vmm_jail *j, int pod_fd)
+{
+	int r, failed;
+
+	for (size_t i = 0; i < VMM_JAIL_N_TREES; i++)
+		j->trees[i] = -1;
+	/* Every volume owner mappable, whichever try succeeds. */
+	for (int m = 0; m < 2; m++) {
+		char map[2048];
+
+		j->idmapped = m;
+		r = vmm_jail_map_build(j, false, map, sizeof(map));
+		if (r >= 0)
+			r = vmm_jail_map_build(j, true, map, sizeof(map));
+		if (r < 0)
+			return r;
+	}
+	/* All idmapped; then the pod's exports only (rkt's overlayfs app rootfs cannot be
+	 * idmapped, Linux < 6.3 tmpfs neither); then none, with why. */
+	j->idmapped = j->pod_idmapped = true;
+	j->idmap_error = 0;
+	r = jail_trees_try(j, pod_fd, true, &failed);
+	if (r >= 0 || !jail_idmap_refused(j, r, failed))
 		return r;
 	j->idmapped = false;
 	j->idmap_error = r;
-	userns_fds[JAIL_IDMAP_HOST] = userns_fds[JAIL_IDMAP_POD] = -1;
-	return jail_trees_open_with(j, pod_fd, userns_fds, &failed);
+	r = jail_trees_try(j, pod_fd, true, &failed);
+	if (r >= 0 || !jail_idmap_refused(j, r, failed))
+		return r;
+	j->pod_idmapped = false;
+	return jail_trees_try(j, pod_fd, false, &failed);
 }
 
 static int jail_build(const struct vmm_jail *j)

@@ -24,9 +24,11 @@
  * host uid is no host user's, and nothing outside the jail is reachable: no fd is open on the
  * host's directories (run keeps the pod lock) and its procfs shows only itself.
  *
- * Where the pod dir's filesystem cannot be idmapped (tmpfs before Linux 6.3, for one), the
- * exports are plain binds and host ids 0-65535 are mapped as they are: the VMM's capabilities
- * then reach host root's inodes it holds (docs/threat-model.md, "What is left"), and run says so.
+ * Where an export's filesystem cannot be idmapped (rkt's overlayfs app rootfs; tmpfs before
+ * Linux 6.3), the host exports are plain binds and host ids 0-65535 are mapped as they are:
+ * the VMM's capabilities then reach host root's inodes it holds (docs/threat-model.md, "What is
+ * left"), and run says so. The pod's own exports (rkt/guest, the journal) are still idmapped
+ * where their filesystem allows, so that nothing there is ever host root's.
  */
 
 #include <linux/capability.h>
@@ -79,7 +81,8 @@ struct vmm_jail {
 	/* Set by vmm_jail_trees_open(): the detached mounts (-1: none), whether the exports are
 	 * idmapped, and why not (a negative errno) when they are not. */
 	int trees[VMM_JAIL_N_TREES];
-	bool idmapped;
+	bool idmapped;	   /* the host exports: host root unmapped in the VMM's namespace */
+	bool pod_idmapped; /* the pod's own exports (rkt/guest, the journal): never host root's */
 	int idmap_error;
 };
 

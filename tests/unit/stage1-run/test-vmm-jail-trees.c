@@ -117,7 +117,7 @@ START_TEST(test_trees_idmapped)
 		vmm_jail_trees_close(&j);
 		return;
 	}
-	ck_assert(j.idmapped);
+	ck_assert(j.idmapped && j.pod_idmapped);
 	ck_assert_int_gt(vmm_jail_map_build(&j, false, map, sizeof(map)), 0);
 	ck_assert_str_eq(map, "0 2146500608 65536\n65536 2146435072 1\n");
 	/* The VMM's own directory: as it is. */
@@ -154,13 +154,43 @@ START_TEST(test_trees_fallback)
 
 	jail_init(&j, dir);
 	ck_assert_int_eq(vmm_jail_trees_open(&j, pod_fd), 0);
-	ck_assert(!j.idmapped);
+	ck_assert(!j.idmapped && !j.pod_idmapped);
 	ck_assert_int_eq(j.idmap_error, -EINVAL);
 	ck_assert_int_gt(vmm_jail_map_build(&j, false, map, sizeof(map)), 0);
 	ck_assert_str_eq(map, "0 0 65536\n65536 2146435072 1\n");
 	tree_owner(j.trees[5], dir, "root-file", &uid);
 	ck_assert_uint_eq(uid, 0);
 	ck_assert_uint_eq(stat_uid(dir, POD_GUEST_STATUS_DIR), 0);
+	vmm_jail_trees_close(&j);
+}
+END_TEST
+
+/* rkt's overlayfs app rootfs cannot be idmapped: the host exports plain, the pod's own exports
+ * still idmapped (their directories the guest root's, host root unmapped there). */
+START_TEST(test_trees_overlay)
+{
+	struct vmm_jail j;
+	char path[4096], opts[4096 * 3];
+	uid_t uid;
+	int pod_fd;
+	char *dir = pod_on("tmpfs", &pod_fd);
+
+	if (!kernel_idmaps_tmpfs())
+		return; /* nothing idmaps: test_trees_fallback's case */
+	for (size_t i = 0; i < 3; i++)
+		cctest_mkdir_at(dir, (const char *[]){"l", "u", "w"}[i]);
+	(void) snprintf(opts, sizeof(opts), "lowerdir=%s/l,upperdir=%s/u,workdir=%s/w", dir, dir,
+			dir);
+	(void) snprintf(path, sizeof(path), "%s/" POD_STAGE2_DIR, dir);
+	ck_assert_int_eq(mount("overlay", path, "overlay", 0, opts), 0);
+	jail_init(&j, dir);
+	ck_assert_int_eq(vmm_jail_trees_open(&j, pod_fd), 0);
+	ck_assert(!j.idmapped);
+	ck_assert(j.pod_idmapped);
+	ck_assert_int_eq(j.idmap_error, -EINVAL);
+	tree_owner(j.trees[6], dir, "root-file", &uid);
+	ck_assert_uint_eq(uid, 65534);
+	ck_assert_uint_eq(stat_uid(dir, POD_GUEST_STATUS_DIR), VMM_JAIL_HOST_BASE);
 	vmm_jail_trees_close(&j);
 }
 END_TEST
@@ -191,6 +221,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, test_trees_idmapped);
 	tcase_add_test(tc, test_trees_fallback);
+	tcase_add_test(tc, test_trees_overlay);
 	tcase_add_test(tc, test_trees_missing);
 	suite_add_tcase(s, tc);
 	return s;
