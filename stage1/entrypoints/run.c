@@ -38,6 +38,7 @@
 #include "stage1/vmsize.h"
 #include "supervise.h"
 #include "vmm-argv.h"
+#include "stdio-relay.h"
 #include "vmm-jail.h"
 #include "vmm-root.h"
 #include "volume-mount.h"
@@ -96,6 +97,7 @@ struct run_ctx {
 	struct kernel_pages_share kernel_pages;
 	bool jail; /* the VMM runs in its jail (vmm-jail.h) */
 	struct vmm_jail jail_cfg;
+	struct stdio_relay relay; /* the jailed VMM's stdio */
 };
 
 static void run_ctx_done(struct run_ctx *c)
@@ -171,6 +173,9 @@ static void run_undo(struct run_ctx *c)
 	struct run_error err = {};
 	bool keep = false;
 
+	/* The jail's detached mounts, if run got that far (they hold the volumes' mounts). */
+	if (c->jail)
+		vmm_jail_trees_close(&c->jail_cfg);
 	if (run_bound_remove(&c->bound) < 0) {
 		print_warning(NULL, "cannot remove the VMM's cgroup");
 		keep = true;
@@ -312,6 +317,9 @@ static void vmm_started(pid_t pid _unused_, void *userdata)
 	struct run_ctx *c = userdata;
 
 	kernel_pages_share_fds_close(&c->kernel_pages);
+	/* The VMM has its ends: the relay sees their end when the VMM's. */
+	if (c->jail)
+		stdio_relay_release(&c->relay);
 	if (c->flags.interactive)
 		(void) tty_raw_enter(&c->tty, STDIN_FILENO);
 }
@@ -431,6 +439,8 @@ static int run_vmm(struct run_ctx *c)
 		.hostvols = c->roots.v,
 		.n_hostvols = c->roots.n,
 	};
+	for (size_t i = 0; i < VMM_JAIL_N_TREES; i++)
+		c->jail_cfg.trees[i] = -1;
 	_cleanup_close_ int kvm_fd = -1;
 	int keep_fds[CCNET_NETS_MAX + 3]; /* the taps, the kernel pages fds, KVM */
 	size_t n_keep = 0;
@@ -459,13 +469,14 @@ static int run_vmm(struct run_ctx *c)
 			run_undo(c);
 			return fail(1, err.msg);
 		}
+		/* The usual case under rkt, whose app rootfs are overlayfs mounts: not a warning
+		 * (docs/stage1.md, "The VMM's jail"). */
 		if (!c->jail_cfg.idmapped) {
-			struct run_error w = {};
-
-			(void) run_error_set(&w, c->jail_cfg.idmap_error,
-					     "the pod's files cannot be idmapped (%m): the VMM's "
-					     "jail maps host ids 0-65535 as they are");
-			print_warning(NULL, w.msg);
+			errno = -c->jail_cfg.idmap_error;
+			log_debug("the apps' files cannot be idmapped (%m): host ids 0-65535 keep "
+				  "their number in the VMM's jail%s",
+				  c->jail_cfg.pod_idmapped ? ""
+							   : ", guest/ is not idmapped either");
 		}
 		/* The jail has no /dev: the VMM inherits KVM open. */
 		/* On a read-only clone of /dev's mount: the VMM's capabilities in its user
@@ -493,8 +504,18 @@ static int run_vmm(struct run_ctx *c)
 		return fail(1, err.msg);
 	}
 
+	/* Jailed, the VMM's stdio are pipes of a relay (stdio-relay.h), not run's own fds. */
+	if (c->jail) {
+		r = stdio_relay_start(&c->relay);
+		if (r < 0) {
+			(void) run_error_set(&err, r, "cannot start the VMM's stdio relay: %m");
+			run_undo(c);
+			return fail(1, err.msg);
+		}
+	}
 	struct supervise_config sc = {
 		.argv = argv,
+		.stdio_fds = c->jail ? c->relay.vmm_fds : NULL,
 		/* Jailed, the VMM holds no fd on the pod dir: run keeps the pod locked alone. */
 		.lock_fd = c->lock_fd >= 0 && !c->jail ? c->lock_fd : -1,
 		.pod_fd = c->pod_fd,
@@ -511,8 +532,11 @@ static int run_vmm(struct run_ctx *c)
 	};
 
 	r = supervise_run(&sc, &status, NULL, &err);
-	if (c->jail)
+	if (c->jail) {
 		vmm_jail_trees_close(&c->jail_cfg);
+		/* The VMM's last output before run's own lines. */
+		stdio_relay_finish(&c->relay);
+	}
 	tty_raw_leave(&c->tty);
 	machine_unregister(c);
 	/* A VMM that was killed could not remove its vsock socket. */
@@ -571,6 +595,8 @@ int main(int argc, char *argv[])
 	if (fds_set_cloexec(-1) < 0)
 		return fail(1, "cannot mark inherited file descriptors close-on-exec");
 	c.jail = vmm_jail_wanted();
+	for (size_t i = 0; i < VMM_JAIL_N_TREES; i++)
+		c.jail_cfg.trees[i] = -1;
 	r = run_check(&c);
 	if (r == 0)
 		r = run_enter_pod(&c);

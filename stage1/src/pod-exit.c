@@ -189,7 +189,7 @@ int pod_status_each(int pod_fd, const struct pod_manifest *pod, pod_status_code_
 	int written = 0, first_err = 0;
 
 	assert_return(pod && code_for, -EINVAL);
-	/* Only run writes rkt/status (the guest has rkt/guest); a compromised VMM, chrooted in
+	/* Only run writes rkt/status (the guest has guest/rkt); a compromised VMM, chrooted in
 	 * stage1/rootfs, could still link a component: resolved beneath the pod dir, no link. */
 	status_fd = beneath_open(pod_fd, POD_STATUS_DIR, O_PATH | O_DIRECTORY, S_IFDIR);
 	if (status_fd < 0)

@@ -3,7 +3,7 @@
 
 /*
  * The pod's exit status, decided by the supervisor once the VMM has exited (docs/stage1.md,
- * "Exit codes"). Inputs: the VMM's wait status and stage1/rootfs/rkt/guest/cc-pod-exit (written
+ * "Exit codes"). Inputs: the VMM's wait status and guest/rkt/cc-pod-exit (written
  * by cc-app-exit in the guest: the first failing app's code, or 0 once every app exited).
  *
  *   cc-pod-exit holds 0..255                 -> that code, whatever the VMM did afterwards
@@ -48,7 +48,7 @@ int pod_exit_parse(const char *buf, size_t len, int *ret);
 void pod_exit_decide(int vmm_status, int pod_exit_code, struct pod_exit *ret);
 
 /*
- * Read stage1/rootfs/rkt/guest/cc-pod-exit under the pod dir pod_fd (beneath.h: no link followed in
+ * Read guest/rkt/cc-pod-exit under the pod dir pod_fd (beneath.h: no link followed in
  * any component, no FIFO opened, at most POD_EXIT_SIZE_MAX bytes): the code, -1 when missing,
  * -2 when malformed, unreadable or not a regular file.
  */

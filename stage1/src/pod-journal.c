@@ -48,8 +48,8 @@ int pod_journal_prepare(int pod_fd, const char *pod_dir, const char *machine_id,
 	r = layer_mkdir_p(pod_fd, POD_JOURNAL_DIR, 0755, &journal_fd);
 	if (r < 0)
 		return run_error_set(err, r, "%s: %m", POD_JOURNAL_DIR);
-	/* Root's alone above the export, as opt/ and rkt/guest: whatever the guest (or its VMM)
-	 * leaves in it, setuid files included, no other host user reaches. */
+	/* guest/, root's alone above the export: whatever the guest (or its VMM) leaves in it,
+	 * setuid files included, no other host user reaches. */
 	log_fd = openat(journal_fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (log_fd < 0 || fchmod(log_fd, 0700) < 0)
 		return run_error_set(err, errno, "%s/..: %m", POD_JOURNAL_DIR);

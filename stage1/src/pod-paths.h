@@ -15,18 +15,23 @@
 /* rkt reads status/<app> as root, following links: only run writes there. */
 #define POD_STATUS_DIR POD_RKT_DIR "/status"
 /*
+ * What only the pod writes: root's alone (0700) and in no share itself, so that nothing the
+ * guest (or its VMM) leaves below it is reachable by another host user; beside the stage1
+ * rootfs, which rkt may make an overlayfs (the VMM's jail idmaps these exports, vmm-jail.h).
+ */
+#define POD_GUEST_DIR "guest"
+/*
  * The guest's /rkt (the cc-rkt share): cc-app-exit writes status/<app> and cc-pod-exit here;
  * run copies valid codes to POD_STATUS_DIR (status-mirror.h). rkt reads nothing under it.
  */
-#define POD_GUEST_RKT_DIR    POD_RKT_DIR "/guest"
+#define POD_GUEST_RKT_DIR    POD_GUEST_DIR "/rkt"
 #define POD_GUEST_STATUS_DIR POD_GUEST_RKT_DIR "/status"
 #define POD_EXIT_PATH	     POD_GUEST_RKT_DIR "/cc-pod-exit"
-/* The guest's persistent journal, /var/log/journal/<machine id> in the guest (9p). */
-#define POD_JOURNAL_DIR	 POD_STAGE1_ROOTFS "/var/log/journal"
-#define POD_CC_DIR	 "cc"
-#define POD_LAYER_DIR	 POD_CC_DIR "/layer"
-#define POD_VSOCK_PATH	 POD_CC_DIR "/vsock"
-#define POD_TIMINGS_PATH POD_CC_DIR "/timings"
+#define POD_JOURNAL_DIR	     POD_GUEST_DIR "/journal"
+#define POD_CC_DIR	     "cc"
+#define POD_LAYER_DIR	     POD_CC_DIR "/layer"
+#define POD_VSOCK_PATH	     POD_CC_DIR "/vsock"
+#define POD_TIMINGS_PATH     POD_CC_DIR "/timings"
 
 /* The jailed VMM's directory (vmm-jail.h): its vsock socket, which POD_VSOCK_PATH links to. */
 #define POD_VM_DIR   POD_CC_DIR "/vm"

@@ -176,18 +176,19 @@ int run_prepare(const struct run_prepare_params *p, run_warn_fn warn, void *user
 	int r;
 
 	assert_return(p && p->info && p->flags && p->plan && p->roots, -EINVAL);
-	/* The guest's /rkt (cc-rkt), beside rkt's status/, which the guest never sees; root's
-	 * alone (0700), as the pod dir is traversable by rkt's group and a VMM taken over could
-	 * leave setuid files in the share (docs/threat-model.md, "What is left"). */
-	for (size_t i = 0; i < 2; i++) {
-		const char *d = i == 0 ? POD_GUEST_RKT_DIR : POD_GUEST_STATUS_DIR;
+	/* guest/ holds the guest's /rkt (cc-rkt; rkt's status/ stays where rkt reads it, which
+	 * the guest never sees) and its journal: root's alone (0700) and in no share itself, as
+	 * the pod dir is traversable by rkt's group (docs/threat-model.md). */
+	for (size_t i = 0; i < 3; i++) {
+		const char *d =
+			(const char *[]){POD_GUEST_DIR, POD_GUEST_RKT_DIR, POD_GUEST_STATUS_DIR}[i];
 
 		if (mkdirat(p->pod_fd, d, 0700) < 0 && errno != EEXIST)
 			return run_error_set(reterr_error, errno, "%s: %m", d);
 	}
-	if (fchmodat(p->pod_fd, POD_GUEST_RKT_DIR, 0700, AT_SYMLINK_NOFOLLOW) < 0 &&
+	if (fchmodat(p->pod_fd, POD_GUEST_DIR, 0700, AT_SYMLINK_NOFOLLOW) < 0 &&
 	    errno != EOPNOTSUPP)
-		return run_error_set(reterr_error, errno, "%s: %m", POD_GUEST_RKT_DIR);
+		return run_error_set(reterr_error, errno, "%s: %m", POD_GUEST_DIR);
 	if (unlinkat(p->pod_fd, POD_EXIT_PATH, 0) < 0 && errno != ENOENT)
 		return run_error_set(reterr_error, errno, "%s: %m", POD_EXIT_PATH);
 	if (mkdirat(p->pod_fd, POD_CC_DIR, 0700) < 0 && errno != EEXIST)

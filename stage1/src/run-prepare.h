@@ -2,8 +2,8 @@
 #pragma once
 
 /*
- * The part of `run` that changes things, once every check has passed: the guest's
- * stage1/rootfs/rkt/guest/status is created and a stale rkt/guest/cc-pod-exit removed, cc/ is
+ * The part of `run` that changes things, once every check has passed: guest/ (0700) and the
+ * guest's guest/rkt/status are created and a stale guest/rkt/cc-pod-exit removed, cc/ is
  * created (0700), each app rootfs gets proc sys dev tmp run, stage1/rootfs/opt and the apps'
  * overlay upper dirs become 0700 (the apps' rootfs may hold the guest's setuid programs: root
  * only), the volumes are mounted, and the pod layer is written to cc/layer. On failure the caller

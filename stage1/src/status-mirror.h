@@ -4,7 +4,7 @@
 /*
  * The apps' exit codes, from the guest's files to rkt's (docs/stage1.md, "Exit codes").
  *
- * cc-app-exit in the guest writes /rkt/status/<app>: stage1/rootfs/rkt/guest/status/<app> on
+ * cc-app-exit in the guest writes /rkt/status/<app>: guest/rkt/status/<app> on
  * the host (the cc-rkt share). rkt reads stage1/rootfs/rkt/status/<app> as root with a plain
  * open and read-all (no O_NOFOLLOW, no O_NONBLOCK, no size cap), so only run writes there:
  * status_mirror() reads each app's guest file beneath the pod dir through no link, only if it

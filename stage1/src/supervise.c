@@ -127,6 +127,9 @@ _noreturn_ static void child_exec(const struct supervise_config *c, pid_t parent
 	/* Reparented already (to init or a subreaper): the supervisor died meanwhile. */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || supervisor_gone(c, parent, gate_fd))
 		_exit(127);
+	for (int i = 0; c->stdio_fds && i < 3; i++)
+		if (dup2(c->stdio_fds[i], i) < 0)
+			goto fail;
 	if (c->lock_fd >= 0 && fd_inherit(c->lock_fd) < 0)
 		goto fail;
 	for (size_t i = 0; i < c->n_keep_fds; i++)

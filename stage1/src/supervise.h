@@ -29,6 +29,8 @@ struct supervise_config {
 	char **argv; /* VMM argv, argv[0] the path to execute */
 	int lock_fd; /* kept open across exec in the VMM only; -1 for none */
 	int pod_fd;  /* the pod dir: where `pid` is written */
+	/* The VMM's stdin, stdout and stderr (e.g. stdio-relay.h's pipes); NULL: run's own. */
+	const int *stdio_fds;
 	/* More fds the VMM inherits (the pod's tap fds, named on its command line). */
 	const int *keep_fds;
 	size_t n_keep_fds;

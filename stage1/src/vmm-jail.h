@@ -27,7 +27,7 @@
  * Where an export's filesystem cannot be idmapped (rkt's overlayfs app rootfs; tmpfs before
  * Linux 6.3), the host exports are plain binds and host ids 0-65535 are mapped as they are:
  * the VMM's capabilities then reach host root's inodes it holds (docs/threat-model.md, "What is
- * left"), and run says so. The pod's own exports (rkt/guest, the journal) are still idmapped
+ * left"), and run says so. The pod's own exports (guest/rkt, guest/journal) are still idmapped
  * where their filesystem allows, so that nothing there is ever host root's.
  */
 
@@ -82,7 +82,7 @@ struct vmm_jail {
 	 * idmapped, and why not (a negative errno) when they are not. */
 	int trees[VMM_JAIL_N_TREES];
 	bool idmapped;	   /* the host exports: host root unmapped in the VMM's namespace */
-	bool pod_idmapped; /* the pod's own exports (rkt/guest, the journal): never host root's */
+	bool pod_idmapped; /* the pod's own exports (guest/rkt, guest/journal): never host root's */
 	int idmap_error;
 };
 

@@ -104,13 +104,16 @@ int sandbox_reach_try(const char **ret_how)
 		    !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ||
 		      S_ISFIFO(st.st_mode)))
 			continue;
+		(void) snprintf(path, sizeof(path), "/proc/self/fd/%ld", fd);
+		if (readlink(path, link, sizeof(link) - 1) < 0)
+			(void) snprintf(link, sizeof(link), "?");
+		/* An anonymous pipe's inode is its own: no host file behind it. */
+		if (strncmp(link, "pipe:", 5) == 0)
+			continue;
 		n++;
 		/* Its own mode again: nothing changes where it works. */
 		if (fchmod((int) fd, st.st_mode & 07777) < 0)
 			continue;
-		(void) snprintf(path, sizeof(path), "/proc/self/fd/%ld", fd);
-		if (readlink(path, link, sizeof(link) - 1) < 0)
-			(void) snprintf(link, sizeof(link), "?");
 		(void) snprintf(escape_how, sizeof(escape_how),
 				"chmod of fd %ld (%s, uid %u) allowed", fd, link,
 				(unsigned) st.st_uid);

@@ -77,7 +77,7 @@ START_TEST(test_decision_table)
 		 "the VM ended without a pod exit status (cc-vmm exit 129)"},
 		{EXITED(0), -2, 1, -1, true, false,
 		 "the VM ended without a pod exit status (cc-vmm exit 0, malformed "
-		 "stage1/rootfs/rkt/guest/cc-pod-exit)"},
+		 "guest/rkt/cc-pod-exit)"},
 		{SIGNALED(SIGKILL), -2, 137, 137, false, false, NULL},
 	};
 
@@ -142,7 +142,7 @@ START_TEST(test_status_fill_and_read)
 END_TEST
 
 /*
- * The hostile side (issue #27): stage1/rootfs/rkt/guest is the guest's read-write 9p share;
+ * The hostile side (issue #27): guest/rkt is the guest's read-write 9p share;
  * rkt/status only a compromised VMM (chrooted in stage1/rootfs) reaches. tmp/pod is the pod
  * dir, tmp/host a host directory (a canary) they point at.
  */
@@ -231,7 +231,9 @@ START_TEST(test_rkt_dir_symlink_not_followed)
 	ASSERT_OK(pod_manifest_parse(pod_json, strlen(pod_json), &pm, NULL));
 	replace_with_link(POD_RKT_DIR, atk_host);
 	ASSERT_ERRNO(pod_status_fill(atk_pod_fd, pm, 137), ELOOP);
-	/* Its cc-pod-exit ("0") is not read either: the pod did not end with 0. */
+	/* The guest's own directory as a link: its cc-pod-exit ("0") is not read either, the
+	 * pod did not end with 0. */
+	replace_with_link(POD_GUEST_RKT_DIR, atk_host);
 	ck_assert_int_eq(pod_exit_read(atk_pod_fd), -2);
 	assert_host_untouched();
 	replace_with_link(POD_STAGE1_ROOTFS, atk_host);

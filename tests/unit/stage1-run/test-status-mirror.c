@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The guest's exit codes copied to rkt's status files (status-mirror.h), and the status files'
- * temporary names (pod-exit.h). tmp/pod is the pod dir, whose stage1/rootfs/rkt/guest is the
+ * temporary names (pod-exit.h). tmp/pod is the pod dir, whose guest/rkt is the
  * guest's (cc-rkt); tmp/host a host directory (a canary) the guest points at.
  */
 #include <errno.h>

@@ -32,11 +32,9 @@ static const char *const pod_dirs[] = {
 	"stage1/rootfs",
 	"stage1/rootfs/opt",
 	POD_STAGE2_DIR,
-	"stage1/rootfs/rkt",
+	POD_GUEST_DIR,
 	POD_GUEST_RKT_DIR,
 	POD_GUEST_STATUS_DIR,
-	"stage1/rootfs/var",
-	"stage1/rootfs/var/log",
 	POD_JOURNAL_DIR,
 };
 
