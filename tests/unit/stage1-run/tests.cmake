@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # stage1 `run` and `gc`: the supervisor pieces (lib ccstage1run) and the two programs driven
 # against hand-laid pod dirs with a fake VMM.
-foreach(_t volume-plan root-path pod-exit status-mirror vmm-argv vmm-jail-map resources supervise
+foreach(_t volume-plan root-path pod-exit status-mirror vmm-argv vmm-jail-map resources supervise stdio-relay
     bus kernel-pages-dir vmm-bound vmm-cgroup)
   cc_add_check_test(NAME test-stage1-${_t} LABEL unit
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-${_t}.c
