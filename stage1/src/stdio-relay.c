@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <grp.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdbool.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -70,6 +72,20 @@ _noreturn_ static void relay_main(void)
 	_exit(0);
 }
 
+/* The relay only copies between fds it holds: nobody's ids, no way back (best effort: the
+ * VMM's output must go on even where the ids cannot change). */
+static void relay_drop_privileges(void)
+{
+	const uid_t nobody = 65534;
+
+	if (geteuid() != 0)
+		return;
+	if (setgroups(0, NULL) < 0 || setresgid(nobody, nobody, nobody) < 0 ||
+	    setresuid(nobody, nobody, nobody) < 0)
+		return;
+	(void) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
 /* In the child: the pipe ends at RELAY_FD_*, nothing else but stdio open. */
 static int relay_fds_place(int in_w, int out_r, int err_r)
 {
@@ -117,6 +133,7 @@ int stdio_relay_start(struct stdio_relay *r)
 	if (pid == 0) {
 		if (relay_fds_place(in[1], out[0], err[0]) < 0)
 			_exit(1);
+		relay_drop_privileges();
 		relay_main();
 	}
 	safe_close(in[1]);

@@ -6,7 +6,8 @@
  * from run's own stdin, stdout and stderr (rkt's: a terminal, a file, /dev/null, a journal
  * socket). The VMM then holds no fd on an inode of the host's (a pty, a log file), which its
  * capabilities in its user namespace could otherwise chmod or chown where host ids are mapped
- * (docs/threat-model.md). The relay holds nothing else (every other fd closed), copies bytes
+ * (docs/threat-model.md). The relay holds nothing else (every other fd closed), runs as
+ * nobody (65534) with no_new_privs, copies bytes
  * as they come (a raw terminal stays raw), and exits once the VMM's stdout and stderr are both
  * closed, their last bytes written: stdio_relay_finish() waits for that, so run's own last
  * lines come after the VMM's.

@@ -48,6 +48,22 @@ static unsigned relay_fds(pid_t pid)
 	return n;
 }
 
+static unsigned proc_uid(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned uid = 0;
+	FILE *f;
+
+	(void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %*u %u", &uid) == 1)
+			break;
+	fclose(f);
+	return uid;
+}
+
 static void read_exact(int fd, const char *want)
 {
 	char buf[64] = "";
@@ -76,8 +92,10 @@ START_TEST(test_relay_both_ways)
 	read_exact(run_err_r, "err");
 	ck_assert_int_eq(write(run_in_w, "\x03key", 4), 4);
 	read_exact(r.vmm_fds[0], "\x03key");
-	/* stdio, the three pipe ends: nothing of run's. */
+	/* stdio, the three pipe ends: nothing of run's; and nobody's ids (run is root here). */
 	ck_assert_uint_eq(relay_fds(r.pid), 6);
+	if (geteuid() == 0)
+		ck_assert_uint_eq(proc_uid(r.pid), 65534);
 	/* run's stdin stays open: the relay still ends with the VMM's output, all of it
 	 * written first. */
 	ck_assert_int_eq(write(r.vmm_fds[1], "bye", 3), 3);
