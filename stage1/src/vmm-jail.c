@@ -246,7 +246,7 @@ static bool jail_idmap_refused(const struct vmm_jail *j, int r, int failed)
  */
 static int jail_trees_try(struct vmm_jail *j, int pod_fd, bool pod, int *ret_failed)
 {
-	char uid_map[2048], gid_map[2048], pod_map[64];
+	char uid_map[2048], gid_map[2048], pod_map[128];
 	int userns_fds[_JAIL_IDMAP_MAX] = {-1, -1, -1};
 	int r = 0;
 
@@ -259,8 +259,11 @@ static int jail_trees_try(struct vmm_jail *j, int pod_fd, bool pod, int *ret_fai
 			r = userns_fds[JAIL_IDMAP_HOST] = userns_open(uid_map, gid_map);
 	}
 	if (r >= 0 && pod) {
-		(void) snprintf(pod_map, sizeof(pod_map), "%u %u %u\n", VMM_JAIL_HOST_BASE,
-				j->idmapped ? VMM_JAIL_HOST_BASE : 0, VMM_JAIL_NS_ID);
+		/* The guest's ids at VMM_JAIL_HOST_BASE.. on disk; and the VMM's own id as it is:
+		 * the 9p server creates a node as itself before it gives it the guest's owner. */
+		(void) snprintf(pod_map, sizeof(pod_map), "%u %u %u\n%u %u 1\n", VMM_JAIL_HOST_BASE,
+				j->idmapped ? VMM_JAIL_HOST_BASE : 0, VMM_JAIL_NS_ID,
+				VMM_JAIL_HOST_ID, VMM_JAIL_HOST_ID);
 		r = userns_fds[JAIL_IDMAP_POD] = userns_open(pod_map, pod_map);
 	}
 	if (r >= 0)

@@ -38,6 +38,14 @@ static const char *const pod_dirs[] = {
 	POD_JOURNAL_DIR,
 };
 
+static void chown_at(const char *dir, const char *rel, uid_t id)
+{
+	char path[4096];
+
+	(void) snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	ck_assert_int_eq(chown(path, id, id), 0);
+}
+
 /* A pod dir on a fresh fstype mount in a private mount namespace; *ret_fd on it. */
 static char *pod_on(const char *fstype, int *ret_fd)
 {
@@ -50,6 +58,9 @@ static char *pod_on(const char *fstype, int *ret_fd)
 		cctest_mkdir_at(dir, pod_dirs[i]);
 	cctest_write_at(dir, POD_STAGE2_DIR "/root-file", "x");
 	cctest_write_at(dir, POD_GUEST_RKT_DIR "/root-file", "x");
+	/* What the VMM's 9p server creates as itself, before it gives the node its owner. */
+	cctest_write_at(dir, POD_GUEST_RKT_DIR "/vmm-file", "x");
+	chown_at(dir, POD_GUEST_RKT_DIR "/vmm-file", VMM_JAIL_HOST_ID);
 	cctest_write_at(dir, "vmm", "");
 	*ret_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_int_ge(*ret_fd, 0);
@@ -86,6 +97,15 @@ static uid_t stat_uid(const char *dir, const char *rel)
 	(void) snprintf(path, sizeof(path), "%s/%s", dir, rel);
 	ck_assert_int_eq(lstat(path, &st), 0);
 	return st.st_uid;
+}
+
+/* The owner the host sees of rel in a tree tree_owner() attached already. */
+static uid_t attached_uid(const char *dir, int tree, const char *rel)
+{
+	char path[4096];
+
+	(void) snprintf(path, sizeof(path), "mnt-%d/%s", tree, rel);
+	return stat_uid(dir, path);
 }
 
 static bool kernel_idmaps_tmpfs(void)
@@ -129,6 +149,7 @@ START_TEST(test_trees_idmapped)
 	 * run made there are the guest root's, host id VMM_JAIL_HOST_BASE on disk and seen. */
 	tree_owner(j.trees[6], dir, "root-file", &uid);
 	ck_assert_uint_eq(uid, 65534);
+	ck_assert_uint_eq(attached_uid(dir, j.trees[6], "vmm-file"), VMM_JAIL_HOST_ID);
 	tree_owner(j.trees[7], dir, "", &uid);
 	ck_assert_uint_eq(uid, VMM_JAIL_HOST_BASE);
 	ck_assert_uint_eq(stat_uid(dir, POD_GUEST_STATUS_DIR), VMM_JAIL_HOST_BASE);
@@ -188,6 +209,9 @@ START_TEST(test_trees_overlay)
 	ck_assert_int_eq(j.idmap_error, -EINVAL);
 	tree_owner(j.trees[6], dir, "root-file", &uid);
 	ck_assert_uint_eq(uid, 65534);
+	ck_assert_uint_eq(attached_uid(dir, j.trees[6], "vmm-file"), VMM_JAIL_HOST_ID);
+	/* The guest root's, on disk VMM_JAIL_HOST_BASE: the VMM's (and the host's) 0 here. */
+	ck_assert_uint_eq(attached_uid(dir, j.trees[6], "status"), 0);
 	ck_assert_uint_eq(stat_uid(dir, POD_GUEST_STATUS_DIR), VMM_JAIL_HOST_BASE);
 	vmm_jail_trees_close(&j);
 }
