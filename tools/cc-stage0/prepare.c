@@ -107,13 +107,13 @@ static int app_dir(const struct pod_plan *p, size_t i)
 		r = pod_mkdir(p, 0755, rel);
 	if (r < 0)
 		return r;
-	free(rel);
+	rel = mfree(rel);
 	if (asprintf(&rel, "stage1/rootfs/opt/stage2/%s", p->names[i]) < 0)
 		return log_oom();
 	r = pod_mkdir(p, 0750, rel);
 	if (r < 0)
 		return r;
-	free(rel);
+	rel = mfree(rel);
 	if (asprintf(&rel, "stage1/rootfs/opt/stage2/%s/manifest", p->names[i]) < 0)
 		return log_oom();
 	return pod_write(p, rel, p->apps[i].manifest, 0644);
@@ -184,13 +184,13 @@ static int prepare_app(struct pod_plan *p, size_t i)
 	r = pod_mkdir(p, 0750, rel);
 	if (r < 0)
 		return r;
-	free(rel);
+	rel = mfree(rel);
 	if (asprintf(&rel, "appsinfo/%s/manifest", p->names[i]) < 0)
 		return log_oom();
 	r = pod_write(p, rel, img->manifest, 0640);
 	if (r < 0)
 		return r;
-	free(rel);
+	rel = mfree(rel);
 	if (!p->overlay) {
 		_cleanup_free_ char *from = NULL, *to = NULL;
 
@@ -210,13 +210,13 @@ static int prepare_app(struct pod_plan *p, size_t i)
 	r = pod_write(p, rel, img->tree_id, 0640);
 	if (r < 0)
 		return r;
-	free(rel);
+	rel = mfree(rel);
 	if (asprintf(&rel, "overlay/%s/upper/%s", img->tree_id, p->names[i]) < 0)
 		return log_oom();
 	r = pod_mkdir(p, 0755, rel);
 	if (r < 0)
 		return r;
-	free(rel);
+	rel = mfree(rel);
 	if (asprintf(&rel, "overlay/%s/work/%s", img->tree_id, p->names[i]) < 0)
 		return log_oom();
 	return pod_mkdir(p, 0750, rel);

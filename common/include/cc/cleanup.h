@@ -26,6 +26,13 @@ static inline void freep(void *p)
 	free(*(void **) p);
 }
 
+/* free(p); returns NULL, so callers can write p = mfree(p) before reusing a cleanup pointer. */
+static inline void *mfree(void *p)
+{
+	free(p);
+	return NULL;
+}
+
 /* Close fd unless negative; keeps errno. Returns -1, so callers can write fd = safe_close(fd). */
 static inline int safe_close(int fd)
 {

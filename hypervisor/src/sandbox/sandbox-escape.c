@@ -37,20 +37,67 @@ static int escape_found(const char *path, const char *how, int fd, const char **
 	return -EPERM;
 }
 
+/*
+ * Call fn for every fd this process holds (the listing's own aside) with its fstat; stop at
+ * the first nonzero return, which is returned; -errno when /proc/self/fd cannot be listed.
+ */
+static int escape_fds_each(int (*fn)(int fd, const struct stat *st, void *userdata), void *userdata)
+{
+	_cleanup_closedir_ DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *end;
+		long fd;
+		int r;
+
+		errno = 0;
+		fd = strtol(de->d_name, &end, 10);
+		if (de->d_name[0] == '.' || *end || errno || fd < 0 || fd == dirfd(d))
+			continue;
+		if (fstat((int) fd, &st) < 0)
+			continue;
+		r = fn((int) fd, &st, userdata);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+struct escape_up {
+	const char *path, *up, **ret_how;
+	int n;
+};
+
+/* "..", 32 times, then the path, from every directory fd. */
+static int escape_up_try(int fd, const struct stat *st, void *userdata)
+{
+	struct escape_up *e = userdata;
+
+	if (!S_ISDIR(st->st_mode))
+		return 0;
+	e->n++;
+	if (escape_opens(fd, e->up))
+		return escape_found(e->path, "through '..' from directory fd", fd, e->ret_how);
+	return 0;
+}
+
 int sandbox_escape_try(const char *path, const char **ret_how)
 {
-	_cleanup_closedir_ DIR *d = NULL;
 	char up[ESCAPE_UPS * 3 + 4096];
-	struct dirent *de;
+	struct escape_up e = {.path = path, .up = up, .ret_how = ret_how};
 	size_t len;
-	int n = 0;
+	int r;
 
 	if (!path || path[0] != '/' || strlen(path) >= 4096 - 16)
 		return -EINVAL;
-	n++;
+	e.n++;
 	if (escape_opens(AT_FDCWD, path))
 		return escape_found(path, "by its name", -1, ret_how);
-	n++;
+	e.n++;
 	(void) snprintf(up, sizeof(up), "/proc/1/root%s", path);
 	if (escape_opens(AT_FDCWD, up))
 		return escape_found(path, "through /proc/1/root", -1, ret_how);
@@ -58,67 +105,45 @@ int sandbox_escape_try(const char *path, const char **ret_how)
 	for (unsigned i = 0; i < ESCAPE_UPS; i++, len += 3)
 		memcpy(up + len, "../", 3);
 	(void) snprintf(up + len, sizeof(up) - len, "%s", path + 1);
-	d = opendir("/proc/self/fd");
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		struct stat st;
-		char *end;
-		long fd;
+	r = escape_fds_each(escape_up_try, &e);
+	return r < 0 ? r : e.n;
+}
 
-		errno = 0;
-		fd = strtol(de->d_name, &end, 10);
-		if (de->d_name[0] == '.' || *end || errno || fd < 0 || fd == dirfd(d))
-			continue;
-		if (fstat((int) fd, &st) < 0 || !S_ISDIR(st.st_mode))
-			continue;
-		n++;
-		if (escape_opens((int) fd, up))
-			return escape_found(path, "through '..' from directory fd", (int) fd,
-					    ret_how);
-	}
-	return n;
+struct escape_reach {
+	uid_t uid;
+	const char **ret_how;
+	int n;
+};
+
+/* fchmod of an fd on an inode of another owner: a file, device or named FIFO. */
+static int escape_reach_fd(int fd, const struct stat *st, void *userdata)
+{
+	struct escape_reach *e = userdata;
+	char link[128] = "", path[64];
+
+	if (st->st_uid == e->uid || !(S_ISREG(st->st_mode) || S_ISCHR(st->st_mode) ||
+				      S_ISBLK(st->st_mode) || S_ISFIFO(st->st_mode)))
+		return 0;
+	(void) snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (readlink(path, link, sizeof(link) - 1) < 0)
+		(void) snprintf(link, sizeof(link), "?");
+	/* An anonymous pipe's inode is its own: no host file behind it. */
+	if (strncmp(link, "pipe:", 5) == 0)
+		return 0;
+	e->n++;
+	/* Its own mode again: nothing changes where it works. */
+	if (fchmod(fd, st->st_mode & 07777) < 0)
+		return 0;
+	(void) snprintf(escape_how, sizeof(escape_how), "chmod of fd %d (%s, uid %u) allowed", fd,
+			link, (unsigned) st->st_uid);
+	*e->ret_how = escape_how;
+	return -EPERM;
 }
 
 int sandbox_reach_try(const char **ret_how)
 {
-	_cleanup_closedir_ DIR *d = NULL;
-	uid_t uid = geteuid();
-	struct dirent *de;
-	int n = 0;
+	struct escape_reach e = {.uid = geteuid(), .ret_how = ret_how};
+	int r = escape_fds_each(escape_reach_fd, &e);
 
-	d = opendir("/proc/self/fd");
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		char link[128] = "", path[64];
-		struct stat st;
-		char *end;
-		long fd;
-
-		errno = 0;
-		fd = strtol(de->d_name, &end, 10);
-		if (de->d_name[0] == '.' || *end || errno || fd < 0 || fd == dirfd(d))
-			continue;
-		if (fstat((int) fd, &st) < 0 || st.st_uid == uid ||
-		    !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ||
-		      S_ISFIFO(st.st_mode)))
-			continue;
-		(void) snprintf(path, sizeof(path), "/proc/self/fd/%ld", fd);
-		if (readlink(path, link, sizeof(link) - 1) < 0)
-			(void) snprintf(link, sizeof(link), "?");
-		/* An anonymous pipe's inode is its own: no host file behind it. */
-		if (strncmp(link, "pipe:", 5) == 0)
-			continue;
-		n++;
-		/* Its own mode again: nothing changes where it works. */
-		if (fchmod((int) fd, st.st_mode & 07777) < 0)
-			continue;
-		(void) snprintf(escape_how, sizeof(escape_how),
-				"chmod of fd %ld (%s, uid %u) allowed", fd, link,
-				(unsigned) st.st_uid);
-		*ret_how = escape_how;
-		return -EPERM;
-	}
-	return n;
+	return r < 0 ? r : e.n;
 }
