@@ -70,7 +70,9 @@ static void setup(void)
 
 static void teardown(void)
 {
-	p9c_done(&c); /* the bind mount dies with this forked test's namespace */
+	/* The bind first, so that the export's directory can go too. */
+	(void) umount2(p9c_host_path(&c, "app/vol"), MNT_DETACH);
+	p9c_done(&c);
 	(void) cctest_rm_rf(src);
 	free(src);
 }

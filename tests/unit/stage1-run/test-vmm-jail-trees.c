@@ -20,6 +20,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "cc/cleanup.h"
 #include "cctest.h"
 #include "pod-paths.h"
 #include "vmm-jail.h"
@@ -46,10 +47,14 @@ static void chown_at(const char *dir, const char *rel, uid_t id)
 	ck_assert_int_eq(chown(path, id, id), 0);
 }
 
+/* The current test's pod dir and the fd on it, for the teardown. */
+static char *pod_dir_now;
+static int pod_fd_now = -1;
+
 /* A pod dir on a fresh fstype mount in a private mount namespace; *ret_fd on it. */
 static char *pod_on(const char *fstype, int *ret_fd)
 {
-	char *dir = cctest_mkdtemp();
+	char *dir = pod_dir_now = cctest_mkdtemp();
 
 	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
 	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
@@ -62,9 +67,20 @@ static char *pod_on(const char *fstype, int *ret_fd)
 	cctest_write_at(dir, POD_GUEST_RKT_DIR "/vmm-file", "x");
 	chown_at(dir, POD_GUEST_RKT_DIR "/vmm-file", VMM_JAIL_HOST_ID);
 	cctest_write_at(dir, "vmm", "");
-	*ret_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	*ret_fd = pod_fd_now = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_int_ge(*ret_fd, 0);
 	return dir;
+}
+
+/* The mount (and what tests attached in it) detached, the directory removed. */
+static void pod_teardown(void)
+{
+	if (!pod_dir_now)
+		return;
+	pod_fd_now = safe_close(pod_fd_now);
+	(void) umount2(pod_dir_now, MNT_DETACH);
+	(void) cctest_rm_rf(pod_dir_now);
+	pod_dir_now = mfree(pod_dir_now);
 }
 
 static void jail_init(struct vmm_jail *j, const char *dir)
@@ -241,6 +257,7 @@ static Suite *suite(void)
 	Suite *s = suite_create("stage1-vmm-jail-trees");
 	TCase *tc = tcase_create("trees");
 
+	tcase_add_checked_fixture(tc, NULL, pod_teardown);
 	tcase_add_test(tc, test_trees_idmapped);
 	tcase_add_test(tc, test_trees_fallback);
 	tcase_add_test(tc, test_trees_overlay);
