@@ -474,10 +474,14 @@ static int run_vmm(struct run_ctx *c)
 		if (!c->jail_cfg.idmapped) {
 			errno = -c->jail_cfg.idmap_error;
 			log_debug("the apps' files cannot be idmapped (%m): host ids 0-65535 keep "
-				  "their number in the VMM's jail%s",
-				  c->jail_cfg.pod_idmapped ? ""
-							   : ", guest/ is not idmapped either");
+				  "their number in the VMM's jail");
 		}
+		/* Not even the pod dir (tmpfs before Linux 6.3, NFS): rare, and weaker. */
+		if (!c->jail_cfg.pod_idmapped)
+			print_warning(NULL,
+				      "the pod dir's file system cannot be idmapped: what the "
+				      "guest writes in guest/ may be host root's (root alone "
+				      "reaches it)");
 		/* The jail has no /dev: the VMM inherits KVM open. */
 		/* On a read-only clone of /dev's mount: the VMM's capabilities in its user
 		 * namespace would otherwise let it chmod or chown the host's /dev/kvm. */

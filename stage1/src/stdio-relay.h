@@ -7,13 +7,18 @@
  * socket). The VMM then holds no fd on an inode of the host's (a pty, a log file), which its
  * capabilities in its user namespace could otherwise chmod or chown where host ids are mapped
  * (docs/threat-model.md). The relay holds nothing else (every other fd closed), runs as
- * nobody (65534) with no_new_privs, copies bytes
+ * STDIO_RELAY_ID with no_new_privs, not dumpable, ignoring run's terminal and stop signals;
+ * what run's stdin gives waits while the VMM does not read (the VMM's output flows on); it copies
+ * bytes
  * as they come (a raw terminal stays raw), and exits once the VMM's stdout and stderr are both
  * closed, their last bytes written: stdio_relay_finish() waits for that, so run's own last
  * lines come after the VMM's.
  */
 
 #include <sys/types.h>
+
+/* The relay's uid and gid: 0x7fefffff, right below the VMMs' (vmm-jail.h), no user's. */
+#define STDIO_RELAY_ID 2146435071u
 
 struct stdio_relay {
 	pid_t pid;

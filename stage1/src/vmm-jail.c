@@ -187,7 +187,7 @@ void vmm_jail_trees_close(struct vmm_jail *j)
 }
 
 /* Every tree, the exports idmapped with userns_fds[their idmap] (none where it is -1). On
- * error, none, and *ret_failed is the bind that failed. */
+ * error, none, and *ret_failed is the bind that failed if it was to be idmapped (else -1). */
 static int jail_trees_open_with(struct vmm_jail *j, int pod_fd, const int *userns_fds,
 				int *ret_failed)
 {
@@ -201,7 +201,7 @@ static int jail_trees_open_with(struct vmm_jail *j, int pod_fd, const int *usern
 		if (!b[i].source)
 			continue;
 		r = jail_tree_open(pod_fd, &b[i], userns_fds[b[i].idmap], &j->trees[i]);
-		*ret_failed = (int) i;
+		*ret_failed = r < 0 && userns_fds[b[i].idmap] >= 0 ? (int) i : -1;
 	}
 	if (r < 0)
 		vmm_jail_trees_close(j);
@@ -228,15 +228,10 @@ static int jail_pod_dirs_chown(int pod_fd)
 	return 0;
 }
 
-/* Whether a failure of bind failed with r is one of an idmap the filesystem refuses. */
-static bool jail_idmap_refused(const struct vmm_jail *j, int r, int failed)
+/* Whether r, of the idmapped bind failed (-1: none), is an idmap the filesystem refuses. */
+static bool jail_idmap_refused(int r, int failed)
 {
-	struct jail_bind b[VMM_JAIL_N_TREES];
-
-	if (failed < 0 || (r != -EINVAL && r != -EOPNOTSUPP && r != -ENOSYS))
-		return false;
-	jail_binds(j, b);
-	return b[failed].idmap != JAIL_IDMAP_NONE;
+	return failed >= 0 && (r == -EINVAL || r == -EOPNOTSUPP || r == -ENOSYS);
 }
 
 /*
@@ -300,12 +295,12 @@ int vmm_jail_trees_open(struct vmm_jail *j, int pod_fd)
 	j->idmapped = j->pod_idmapped = true;
 	j->idmap_error = 0;
 	r = jail_trees_try(j, pod_fd, true, &failed);
-	if (r >= 0 || !jail_idmap_refused(j, r, failed))
+	if (r >= 0 || !jail_idmap_refused(r, failed))
 		return r;
 	j->idmapped = false;
 	j->idmap_error = r;
 	r = jail_trees_try(j, pod_fd, true, &failed);
-	if (r >= 0 || !jail_idmap_refused(j, r, failed))
+	if (r >= 0 || !jail_idmap_refused(r, failed))
 		return r;
 	j->pod_idmapped = false;
 	return jail_trees_try(j, pod_fd, false, &failed);

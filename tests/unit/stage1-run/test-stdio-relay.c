@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cctest.h"
@@ -92,10 +93,10 @@ START_TEST(test_relay_both_ways)
 	read_exact(run_err_r, "err");
 	ck_assert_int_eq(write(run_in_w, "\x03key", 4), 4);
 	read_exact(r.vmm_fds[0], "\x03key");
-	/* stdio, the three pipe ends: nothing of run's; and nobody's ids (run is root here). */
+	/* stdio, the three pipe ends: nothing of run's; and an id of its own (run is root). */
 	ck_assert_uint_eq(relay_fds(r.pid), 6);
 	if (geteuid() == 0)
-		ck_assert_uint_eq(proc_uid(r.pid), 65534);
+		ck_assert_uint_eq(proc_uid(r.pid), STDIO_RELAY_ID);
 	/* run's stdin stays open: the relay still ends with the VMM's output, all of it
 	 * written first. */
 	ck_assert_int_eq(write(r.vmm_fds[1], "bye", 3), 3);
@@ -124,6 +125,70 @@ START_TEST(test_relay_dead_reader)
 }
 END_TEST
 
+/* A child that writes n bytes to fd, then exits. */
+static pid_t writer(int fd, size_t n)
+{
+	static char buf[65536];
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		for (size_t off = 0; off < n;) {
+			ssize_t w = write(fd, buf, n - off < sizeof(buf) ? n - off : sizeof(buf));
+
+			if (w <= 0)
+				_exit(1);
+			off += (size_t) w;
+		}
+		_exit(0);
+	}
+	return pid;
+}
+
+/* The guest never reads its console while run's stdin floods it: the VMM's output still goes
+ * through (the relay waits on the VMM's stdin without blocking, and stops reading run's). */
+START_TEST(test_relay_stdin_unread)
+{
+	static char buf[65536];
+	const size_t out_n = 1 << 20;
+	struct stdio_relay r;
+	pid_t flood, vmm_err;
+	size_t got = 0;
+
+	stdio_replace();
+	ck_assert_int_eq(stdio_relay_start(&r), 0);
+	flood = writer(run_in_w, 8 << 20);
+	vmm_err = writer(r.vmm_fds[2], out_n);
+	while (got < out_n) {
+		ssize_t n = read(run_err_r, buf, sizeof(buf));
+
+		ck_assert_int_gt(n, 0);
+		got += (size_t) n;
+	}
+	ck_assert_int_eq(waitpid(vmm_err, NULL, 0), vmm_err);
+	kill(flood, SIGKILL);
+	waitpid(flood, NULL, 0);
+	stdio_relay_finish(&r);
+}
+END_TEST
+
+/* run's terminal and stop signals are not the relay's: it goes on copying. */
+START_TEST(test_relay_ignores_signals)
+{
+	struct stdio_relay r;
+
+	stdio_replace();
+	ck_assert_int_eq(stdio_relay_start(&r), 0);
+	ck_assert_int_eq(write(r.vmm_fds[1], "a", 1), 1);
+	read_exact(run_out_r, "a");
+	for (int sig = 0; sig < 4; sig++)
+		ck_assert_int_eq(kill(r.pid, (int[]){SIGINT, SIGHUP, SIGTERM, SIGTTIN}[sig]), 0);
+	ck_assert_int_eq(write(r.vmm_fds[1], "b", 1), 1);
+	read_exact(run_out_r, "b");
+	stdio_relay_finish(&r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("stage1-stdio-relay");
@@ -132,6 +197,8 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_relay_both_ways);
 	tcase_add_test(tc, test_relay_dead_reader);
+	tcase_add_test(tc, test_relay_stdin_unread);
+	tcase_add_test(tc, test_relay_ignores_signals);
 	suite_add_tcase(s, tc);
 	return s;
 }
