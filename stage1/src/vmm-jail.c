@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
-#include <linux/openat2.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cc/beneath.h"
 #include "cc/cleanup.h"
 #include "cc/macro.h"
 #include "pod-paths.h"
@@ -213,15 +213,11 @@ static int jail_trees_open_with(struct vmm_jail *j, int pod_fd, const int *usern
 static int jail_pod_dirs_chown(int pod_fd)
 {
 	for (size_t i = 0; i < sizeof(jail_pod_dirs) / sizeof(jail_pod_dirs[0]); i++) {
-		_cleanup_close_ int fd = -1;
-		struct open_how how = {
-			.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-		};
+		_cleanup_close_ int fd =
+			beneath_open(pod_fd, jail_pod_dirs[i], O_RDONLY | O_DIRECTORY, S_IFDIR);
 
-		fd = (int) syscall(SYS_openat2, pod_fd, jail_pod_dirs[i], &how, sizeof(how));
 		if (fd < 0)
-			return -errno;
+			return fd;
 		if (fchown(fd, VMM_JAIL_HOST_BASE, VMM_JAIL_HOST_BASE) < 0)
 			return -errno;
 	}
@@ -279,19 +275,10 @@ int vmm_jail_trees_open(struct vmm_jail *j, int pod_fd)
 
 	for (size_t i = 0; i < VMM_JAIL_N_TREES; i++)
 		j->trees[i] = -1;
-	/* Every volume owner mappable, whichever try succeeds. */
-	for (int m = 0; m < 2; m++) {
-		char map[2048];
-
-		j->idmapped = m;
-		r = vmm_jail_map_build(j, false, map, sizeof(map));
-		if (r >= 0)
-			r = vmm_jail_map_build(j, true, map, sizeof(map));
-		if (r < 0)
-			return r;
-	}
-	/* All idmapped; then the pod's exports only (rkt's overlayfs app rootfs cannot be
-	 * idmapped, Linux < 6.3 tmpfs neither); then none, with why. */
+	/* All idmapped (its map checks every volume owner, as the identity map would: an
+	 * unmappable one fails here, before any fallback); then the pod's exports only (rkt's
+	 * overlayfs app rootfs cannot be idmapped, Linux < 6.3 tmpfs neither); then none, with why.
+	 */
 	j->idmapped = j->pod_idmapped = true;
 	j->idmap_error = 0;
 	r = jail_trees_try(j, pod_fd, true, &failed);
