@@ -241,3 +241,35 @@ int vmm_count_fds(pid_t pid, const char *prefix)
 	closedir(d);
 	return found;
 }
+
+pid_t vmm_9p_worker(pid_t pid)
+{
+	struct dirent *de;
+	pid_t found = -1;
+	unsigned n = 0;
+	DIR *d = opendir("/proc");
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		char path[300], line[512], *close_paren;
+		int ppid = -1;
+		FILE *f;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) && (close_paren = strrchr(line, ')')) &&
+		    sscanf(close_paren + 1, " %*c %d", &ppid) == 1 && ppid == pid &&
+		    strstr(line, "(cc-vmm-9p)")) {
+			found = atoi(de->d_name);
+			n++;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	ck_assert_msg(n == 1, "VMM %d has %u 9p workers", (int) pid, n);
+	return found;
+}

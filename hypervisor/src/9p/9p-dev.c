@@ -15,6 +15,7 @@
 
 #include "9p/9p-buf.h"
 #include "9p/9p-dev.h"
+#include "9p/9p-worker.h"
 #include "9p/9p.h"
 #include "cc/cleanup.h"
 #include "cc/log.h"
@@ -27,7 +28,11 @@ struct v9p {
 
 	pthread_mutex_t lock;
 	bool active;
+	/* The backend: a server of our own, or export `export` of the 9p worker. */
 	struct p9_server *srv;
+	struct p9_worker *worker;
+	unsigned export;
+	bool reset_pending; /* the worker's server forgets every fid with the next request */
 	struct p9_buf req;  /* P9_MSIZE_MAX bytes: the request, gathered from out[] */
 	struct p9_buf resp; /* P9_MSIZE_MAX bytes: the reply, scattered into in[] */
 	struct virtq_chain chain;
@@ -70,6 +75,21 @@ static void v9p_config_write(struct vdev *dev, uint32_t off, const void *data, u
 	(void) len;
 }
 
+static size_t v9p_backend_handle(struct v9p *v, size_t req_len, size_t resp_cap)
+{
+	ssize_t n;
+
+	if (!v->worker)
+		return p9_server_handle(v->srv, v->req.p, req_len, v->resp.p, resp_cap);
+	n = p9_worker_call(v->worker, v->export, v->reset_pending, v->req.p, req_len, v->resp.p,
+			   resp_cap);
+	if (n >= 0) {
+		v->reset_pending = false;
+		return (size_t) n;
+	}
+	return p9_reply_error(v->req.p, req_len, -EIO, v->resp.p, resp_cap);
+}
+
 /* Serve one chain; returns the number of reply bytes written into its in[] part. */
 static uint32_t v9p_serve(struct v9p *v, const struct virtq_chain *c)
 {
@@ -83,7 +103,7 @@ static uint32_t v9p_serve(struct v9p *v, const struct virtq_chain *c)
 	req_len =
 		iov_to_buf(c->iov, c->n_out, 0, v->req.p, MIN(c->out_len, (uint64_t) P9_MSIZE_MAX));
 	resp_cap = MIN(c->in_len, (uint64_t) P9_MSIZE_MAX);
-	resp_len = p9_server_handle(v->srv, v->req.p, req_len, v->resp.p, resp_cap);
+	resp_len = v9p_backend_handle(v, req_len, resp_cap);
 	p9_buf_used(&v->req, req_len);
 	p9_buf_used(&v->resp, resp_len);
 	resp_len = iov_from_buf(in_iov, c->n_in, 0, v->resp.p, resp_len);
@@ -201,7 +221,11 @@ static void v9p_reset(struct vdev *dev)
 
 	pthread_mutex_lock(&v->lock);
 	v->active = false;
-	p9_server_reset(v->srv);
+	/* The worker hears of it with the next request: no socket I/O on a vCPU thread. */
+	if (v->worker)
+		v->reset_pending = true;
+	else
+		p9_server_reset(v->srv);
 	pthread_mutex_unlock(&v->lock);
 }
 
@@ -234,14 +258,14 @@ static const struct vdev_ops v9p_ops = {
 	.free = v9p_free,
 };
 
-int v9p_new(const char *tag, const char *dir, bool read_only, struct evloop *loop,
-	    struct vdev **ret)
+/* The device with its buffers and idle timer, no backend yet. */
+static int v9p_alloc(const char *tag, struct evloop *loop, struct v9p **ret)
 {
 	struct v9p *v;
 	size_t tag_len;
 	int r;
 
-	assert_return(tag && dir && ret, -EINVAL);
+	assert_return(tag && ret, -EINVAL);
 	tag_len = strlen(tag);
 	if (tag_len == 0 || tag_len > V9P_TAG_MAX)
 		return -EINVAL;
@@ -270,6 +294,20 @@ int v9p_new(const char *tag, const char *dir, bool read_only, struct evloop *loo
 		v9p_free(&v->dev);
 		return r;
 	}
+	*ret = v;
+	return 0;
+}
+
+int v9p_new(const char *tag, const char *dir, bool read_only, struct evloop *loop,
+	    struct vdev **ret)
+{
+	struct v9p *v;
+	int r;
+
+	assert_return(dir && ret, -EINVAL);
+	r = v9p_alloc(tag, loop, &v);
+	if (r < 0)
+		return r;
 	r = p9_server_new(dir, read_only, &v->srv);
 	if (r < 0) {
 		v9p_free(&v->dev);
@@ -279,11 +317,29 @@ int v9p_new(const char *tag, const char *dir, bool read_only, struct evloop *loo
 	return 0;
 }
 
+int v9p_new_remote(const char *tag, struct p9_worker *worker, unsigned export, struct evloop *loop,
+		   struct vdev **ret)
+{
+	struct v9p *v;
+	int r;
+
+	assert_return(worker && ret, -EINVAL);
+	r = v9p_alloc(tag, loop, &v);
+	if (r < 0)
+		return r;
+	v->worker = worker;
+	v->export = export;
+	*ret = &v->dev;
+	return 0;
+}
+
 int v9p_add_hostvol(struct vdev *dev, const struct p9_hostvol *hv)
 {
 	struct v9p *v = v9p_of(dev);
 	int r;
 
+	if (v->worker)
+		return -EOPNOTSUPP;
 	pthread_mutex_lock(&v->lock);
 	r = p9_server_add_hostvol(v->srv, hv);
 	pthread_mutex_unlock(&v->lock);
@@ -295,6 +351,8 @@ int v9p_add_hostvol_root(struct vdev *dev)
 	struct v9p *v = v9p_of(dev);
 	int r;
 
+	if (v->worker)
+		return -EOPNOTSUPP;
 	pthread_mutex_lock(&v->lock);
 	r = p9_server_add_hostvol_root(v->srv);
 	pthread_mutex_unlock(&v->lock);

@@ -6,6 +6,9 @@
  * 9p.h. Feature VIRTIO_9P_MOUNT_TAG; config space is le16 tag_len followed by the tag bytes
  * (the guest mounts it with `mount -t 9p -o trans=virtio,version=9p2000.L TAG DIR`).
  *
+ * Backend: a 9p server in this process (9p.h), or, in the sandboxed VMM, one export of the 9p
+ * worker process (9p-worker.h), which holds the capabilities and the export's descriptors.
+ *
  * Threads: requests run synchronously on the event-loop thread (queue_notify), one at a time,
  * under the device mutex; activate and reset take the same mutex on a vCPU thread, so a reset
  * waits for the request in progress. config_read only reads the immutable tag and takes no
@@ -43,6 +46,13 @@ struct v9p_stats {
  */
 int v9p_new(const char *tag, const char *dir, bool read_only, struct evloop *loop,
 	    struct vdev **ret);
+struct p9_worker;
+/*
+ * The same device, served by export `export` of a 9p worker (9p-worker.h) that the caller
+ * keeps until the device is freed; its host volumes are the worker's business.
+ */
+int v9p_new_remote(const char *tag, struct p9_worker *worker, unsigned export, struct evloop *loop,
+		   struct vdev **ret);
 /* A host volume inside the export (9p.h, p9_server_add_hostvol()); before the device runs. */
 int v9p_add_hostvol(struct vdev *dev, const struct p9_hostvol *v);
 /* The whole export is one (p9_server_add_hostvol_root()). */

@@ -330,3 +330,22 @@ size_t p9_server_handle(struct p9_server *srv, const void *req_buf, size_t req_l
 	len = p9_out_finish(&req.out, P9_RLERROR, req.tag);
 	return len < 0 ? 0 : (size_t) len;
 }
+
+size_t p9_reply_error(const void *req_buf, size_t req_len, int err, void *resp, size_t resp_cap)
+{
+	struct p9_in in;
+	struct p9_out out;
+	uint8_t type;
+	uint16_t tag;
+	int len;
+
+	if (!req_buf || !resp || err >= 0)
+		return 0;
+	p9_in_init(&in, req_buf, req_len);
+	if (p9_get_header(&in, &type, &tag) < 0 && req_len < P9_HDR_SIZE)
+		return 0;
+	p9_out_init(&out, resp, resp_cap);
+	p9_put_u32(&out, (uint32_t) -err);
+	len = p9_out_finish(&out, P9_RLERROR, tag);
+	return len < 0 ? 0 : (size_t) len;
+}

@@ -87,3 +87,8 @@ uint32_t p9_server_msize(const struct p9_server *srv);
  */
 size_t p9_server_handle(struct p9_server *srv, const void *req, size_t req_len, void *resp,
 			size_t resp_cap);
+/*
+ * An Rlerror(-err) to the tag of req[0..req_len), made without a server (the 9p worker is
+ * gone); its length, or 0 as above.
+ */
+size_t p9_reply_error(const void *req, size_t req_len, int err, void *resp, size_t resp_cap);

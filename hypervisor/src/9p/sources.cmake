@@ -9,6 +9,8 @@ list(APPEND CC_VMM_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/9p-file.c
   ${CMAKE_CURRENT_LIST_DIR}/9p-meta.c
   ${CMAKE_CURRENT_LIST_DIR}/9p-pdu.c
+  ${CMAKE_CURRENT_LIST_DIR}/9p-worker.c
+  ${CMAKE_CURRENT_LIST_DIR}/9p-worker-client.c
   ${CMAKE_CURRENT_LIST_DIR}/9p.c
   ${CMAKE_CURRENT_LIST_DIR}/fs-passthrough.c
 )

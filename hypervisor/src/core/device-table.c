@@ -56,15 +56,48 @@ static unsigned vm_share_count(const struct vm_config *cfg)
 	return cfg->n_shares;
 }
 
-static int vm_share_create(const struct vm_device_ctx *ctx, struct vdev **ret,
-			   struct vm_error *reterr)
+/* The message of a share that cannot be served: h NULL for the directory itself, else the
+ * --9p-hostvol that could not be applied. */
+static int vm_share_error(const struct vm_device_ctx *ctx, int err,
+			  const struct vm_hostvol_config *h, struct vm_error *reterr)
+{
+	const struct vm_share_config *s = &ctx->cfg->shares[ctx->index];
+
+	if (!h)
+		return vm_error_set(reterr, vm_exit_for_path(err), err,
+				    "9p share '%s': cannot export directory '%s'", s->tag, s->dir);
+	if (h->export_root)
+		return vm_error_set(reterr, VMM_EXIT_FAILURE, err,
+				    "9p share '%s': cannot apply --9p-hostvol to the whole share",
+				    s->tag);
+	return vm_error_set(reterr, VMM_EXIT_FAILURE, err,
+			    "9p share '%s': cannot apply --9p-hostvol %" PRIu64 ":%" PRIu64, s->tag,
+			    h->dev, h->ino);
+}
+
+/* The --9p-hostvol of this share that a worker's result names (p9_export_result.hostvol). */
+static const struct vm_hostvol_config *vm_share_hostvol(const struct vm_device_ctx *ctx, int which)
+{
+	for (unsigned i = 0, k = 0; i < ctx->cfg->n_hostvols && which >= -2; i++) {
+		const struct vm_hostvol_config *h = &ctx->cfg->hostvols[i];
+
+		if (h->share != ctx->index)
+			continue;
+		if (h->export_root ? which == P9_EXPORT_HOSTVOL_ROOT : k++ == (unsigned) which)
+			return h;
+	}
+	return NULL;
+}
+
+/* Without the sandbox: a server in the VMM itself. */
+static int vm_share_create_local(const struct vm_device_ctx *ctx, struct vdev **ret,
+				 struct vm_error *reterr)
 {
 	const struct vm_share_config *s = &ctx->cfg->shares[ctx->index];
 	int r = v9p_new(s->tag, s->dir, s->read_only, ctx->loop, ret);
 
 	if (r < 0)
-		return vm_error_set(reterr, vm_exit_for_path(r), r,
-				    "9p share '%s': cannot export directory '%s'", s->tag, s->dir);
+		return vm_share_error(ctx, r, NULL, reterr);
 	for (unsigned i = 0; i < ctx->cfg->n_hostvols; i++) {
 		const struct vm_hostvol_config *h = &ctx->cfg->hostvols[i];
 
@@ -76,13 +109,31 @@ static int vm_share_create(const struct vm_device_ctx *ctx, struct vdev **ret,
 		if (r < 0) {
 			(*ret)->ops->free(*ret);
 			*ret = NULL;
-			return vm_error_set(
-				reterr, VMM_EXIT_FAILURE, r,
-				"9p share '%s': cannot apply --9p-hostvol %s%" PRIu64 ":%" PRIu64,
-				s->tag, h->export_root ? "to the whole share, not " : "", h->dev,
-				h->ino);
+			return vm_share_error(ctx, r, h, reterr);
 		}
 	}
+	return 0;
+}
+
+static int vm_share_create(const struct vm_device_ctx *ctx, struct vdev **ret,
+			   struct vm_error *reterr)
+{
+	const struct vm_share_config *s = &ctx->cfg->shares[ctx->index];
+	const struct p9_export_result *res = &ctx->vm->p9_results[ctx->index];
+	int r;
+
+	if (!ctx->vm->p9_worker)
+		return vm_share_create_local(ctx, ret, reterr);
+	if (res->error < 0)
+		return vm_share_error(ctx, res->error,
+				      res->hostvol == P9_EXPORT_HOSTVOL_DIR
+					      ? NULL
+					      : vm_share_hostvol(ctx, res->hostvol),
+				      reterr);
+	r = v9p_new_remote(s->tag, ctx->vm->p9_worker, ctx->index, ctx->loop, ret);
+	if (r < 0)
+		return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
+				    "9p share '%s': cannot create the device", s->tag);
 	return 0;
 }
 

@@ -18,6 +18,7 @@ list(APPEND CC_VMM_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/vcpu-pause.c
   ${CMAKE_CURRENT_LIST_DIR}/vcpu-run.c
   ${CMAKE_CURRENT_LIST_DIR}/vm.c
+  ${CMAKE_CURRENT_LIST_DIR}/vm-9p.c
   ${CMAKE_CURRENT_LIST_DIR}/vm-sandbox.c
   ${CMAKE_CURRENT_LIST_DIR}/zero-sweep.c
 )

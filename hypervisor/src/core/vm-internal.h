@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "9p/9p-worker.h"
 #include "arch/cpuid.h"
 #include "core/devices.h"
 #include "core/evloop.h"
@@ -32,6 +33,7 @@
 #define VM_MAX_MEMSLOTS 32
 
 struct balloon_map;
+struct p9_worker;
 struct sandbox;
 struct vcpu;
 
@@ -71,6 +73,10 @@ struct vm {
 	struct vm_devices devs;
 
 	struct sandbox *sandbox; /* built by vm_run() when cfg.sandbox, see vm-sandbox.c */
+	/* With the sandbox and shares: the process that serves them (vm-9p.c), and what it did
+	 * with each share. */
+	struct p9_worker *p9_worker;
+	struct p9_export_result p9_results[VM_MAX_SHARES];
 	struct vcpu *vcpus[VM_MAX_CPUS];
 	unsigned n_vcpus;
 
@@ -103,6 +109,12 @@ int vm_error_set(struct vm_error *reterr, int status, int err, const char *fmt, 
 /* vm-sandbox.c: the process part, before any vCPU thread exists; then each thread's part. */
 int vm_sandbox_enter(struct vm *vm);
 int vm_sandbox_enter_thread(struct vm *vm, bool vcpu);
+/* In the 9p worker, its exports open (p9_worker_enter_fn, userdata the vm): its sandbox. */
+int vm_sandbox_enter_9p(void *userdata);
+
+/* vm-9p.c: start the 9p worker (with the sandbox, when there are shares); stop it. */
+int vm_9p_worker_setup(struct vm *vm, struct vm_error *reterr);
+void vm_9p_worker_free(struct vm *vm);
 
 /* memory.c */
 int vm_memory_setup(struct vm *vm, struct vm_error *reterr);

@@ -37,6 +37,32 @@ int vm_sandbox_enter(struct vm *vm)
 		.keep_fd = vm->cfg.sandbox_keep_fd,
 		.chroot_dir = vm->cfg.sandbox_root,
 	};
+	int r;
+
+	if (vm_seccomp_to_string(vm->cfg.seccomp) == NULL)
+		return -EINVAL;
+	/* No capability: 9p, the only user of any, is the worker's (vm-9p.c). */
+	cfg.vmm_caps = 0;
+	cfg.threads = (1u << SANDBOX_THREAD_VCPU) | (1u << SANDBOX_THREAD_VMM);
+	if (!vm->sandbox) {
+		r = sandbox_new(&cfg, &vm->sandbox);
+		if (r < 0)
+			return r;
+	}
+	return sandbox_enter_process(vm->sandbox);
+}
+
+int vm_sandbox_enter_9p(void *userdata)
+{
+	const struct vm *vm = userdata;
+	struct sandbox_config cfg = {
+		.action = vm->cfg.seccomp == VM_SECCOMP_LOG ? SANDBOX_ACTION_LOG
+							    : SANDBOX_ACTION_KILL,
+		.keep_fd = -1,
+		.chroot_dir = vm->cfg.sandbox_root,
+		.threads = 1u << SANDBOX_THREAD_9P,
+	};
+	struct sandbox *sb = NULL;
 	bool any_rw = false, any_ro = false;
 	int r;
 
@@ -47,12 +73,13 @@ int vm_sandbox_enter(struct vm *vm)
 		any_rw |= !vm->cfg.shares[i].read_only;
 	}
 	cfg.vmm_caps = sandbox_caps_for_9p(any_rw, any_ro);
-	if (!vm->sandbox) {
-		r = sandbox_new(&cfg, &vm->sandbox);
-		if (r < 0)
-			return r;
-	}
-	return sandbox_enter_process(vm->sandbox);
+	r = sandbox_new(&cfg, &sb);
+	if (r >= 0)
+		r = sandbox_enter_process(sb);
+	if (r >= 0)
+		r = sandbox_enter_thread(sb, SANDBOX_THREAD_9P);
+	sandbox_free(sb);
+	return r;
 }
 
 /* In the thread: a vCPU thread, or the main thread once the vCPUs are started. */

@@ -177,7 +177,10 @@ static int vm_setup(struct vm *vm, struct vm_error *reterr)
 {
 	int r;
 
-	r = vm_kvm_open(vm, reterr);
+	/* First: the worker's fork copies nothing of the VM. */
+	r = vm_9p_worker_setup(vm, reterr);
+	if (r >= 0)
+		r = vm_kvm_open(vm, reterr);
 	if (r >= 0)
 		r = vm_memory_setup(vm, reterr);
 	if (r >= 0)
@@ -347,6 +350,7 @@ struct vm *vm_free(struct vm *vm)
 	vm_zero_sweep_free(vm);
 	vm_kernel_share_free(vm);
 	vm_devices_free(vm);
+	vm_9p_worker_free(vm);
 	vm->vm_fd = safe_close(vm->vm_fd);
 	vm->kvm_fd = safe_close(vm->kvm_fd);
 	vm_memory_free(vm);

@@ -56,7 +56,7 @@ static const struct sandbox_rule sandbox_rules_vcpu[] = {
 	/* devices, on MMIO exits */
 	IOCTL(TUNSETOFFLOAD, "virtio-net activate/reset: the receive offloads the guest acked"),
 	ANY(write, "8250 and boot-marker output, irqfd and event-loop eventfds, -vv logs"),
-	ANY(close, "a device reset drops host state: 9p fids, vsock connections"),
+	ANY(close, "a device reset drops host state: vsock connections"),
 	ANY(epoll_ctl, "a vsock reset takes its connections out of the muxer's epoll set"),
 	ANY(timerfd_settime, "9p: the idle-trim timer, armed by a queue notify without ioeventfd"),
 	ANY(futex, "device and transport mutexes, the stop lock"),
@@ -87,16 +87,16 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	ANY(epoll_wait, "the event loop, the vsock muxer's own epoll set"),
 	ANY(epoll_pwait, "epoll_wait on libcs that use it"),
 	ANY(epoll_ctl, "devices watch, pause and drop their fds (net, vsock)"),
-	ANY(read, "eventfds (kicks, stop), signalfd, console input, sockets"),
+	ANY(read, "eventfds (kicks, stop), signalfd, console input, sockets, 9p worker replies"),
 	ANY(write, "eventfds (irqfds, stop), console output, sockets, logs"),
 	ANY(readv, "tap receive"),
 	ANY(writev, "tap transmit"),
-	ANY(close, "9p clunk, vsock connections, teardown"),
+	ANY(close, "vsock connections, teardown"),
 	ANY(futex, "device mutexes, joining the vCPU threads"),
 	/* virtio-blk */
 	ANY(preadv, "blk IN"),
 	ANY(pwritev, "blk OUT"),
-	ANY(fdatasync, "blk FLUSH, 9p Tfsync"),
+	ANY(fdatasync, "blk FLUSH"),
 	ANY(fallocate, "blk DISCARD on a file (PUNCH_HOLE)"),
 	IOCTL(BLKDISCARD, "blk DISCARD on a block device"),
 	/* virtio-rng */
@@ -108,47 +108,21 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	ANY(connect, "vsock: connect to UDS_PATH_P"),
 	ANY(accept4, "vsock: host clients on UDS_PATH"),
 	ANY(recvfrom, "vsock: the CONNECT line (recv, MSG_PEEK); kernel page sharing: answers"),
-	ANY(sendmsg, "vsock: guest data to the host socket; kernel page sharing: fill requests"),
+	ANY(sendmsg,
+	    "vsock: guest data to the host socket; kernel page sharing: fill requests; 9p: a "
+	    "request to the worker"),
 	ANY(shutdown, "vsock: guest shutdown of its send side"),
 	ANY(timerfd_settime,
 	    "vsock: handshake and connection timeouts; 9p: the idle-trim timer; the zero sweep"),
-	/* virtio-9p (docs/9p.md "Seccomp") */
-	ANY(openat2, "9p: walk one component, RESOLVE_BENEATH"),
-	ANY(openat, "9p: reopen an O_PATH fd through /proc/self/fd, create"),
-	ANY(newfstatat, "9p: getattr, qids (fstatat AT_EMPTY_PATH)"),
-	ANY(fstatfs, "9p: statfs"),
-	ANY(getdents64, "9p: readdir"),
-	ANY(lseek, "9p: readdir offsets"),
-	ANY(pread64, "9p: read"),
-	ANY(pwrite64, "9p: write"),
-	ANY(fsync, "9p: Tfsync"),
-	ANY(ftruncate, "9p: setattr size"),
-	FCNTL(F_OFD_SETLK, "9p: Tlock"),
-	FCNTL(F_OFD_GETLK, "9p: Tgetlock"),
-	FCNTL(F_GETFL, "9p: the open flags of a fid"),
-	FCNTL(F_DUPFD_CLOEXEC, "9p: duplicate a held fd"),
-	ANY(mkdirat, "9p: mkdir"),
-	ANY(symlinkat, "9p: symlink"),
-	ANY(mknodat, "9p: mknod (FIFOs, sockets, regular files; never devices)"),
-	ANY(linkat, "9p: link"),
-	ANY(renameat, "9p: rename, renameat"),
-	ANY(renameat2, "9p: rename on libcs that use it"),
-	ANY(unlinkat, "9p: unlinkat, remove; vsock: remove UDS_PATH at teardown"),
-	ANY(readlinkat, "9p: readlink"),
-	ANY(fchownat, "9p: setattr uid/gid, owner of new nodes"),
-	ANY(fchown, "9p: owner of new files"),
-	ANY(fchmodat, "9p: setattr mode, mode of new nodes"),
-	ANY(fchmod, "9p: mode of new files"),
-	ANY(utimensat, "9p: setattr times"),
-	ANY(getxattr, "9p: xattrwalk"),
-	ANY(lgetxattr, "9p: xattrwalk of a symlink"),
-	ANY(listxattr, "9p: xattr list"),
-	ANY(llistxattr, "9p: xattr list of a symlink"),
-	ANY(setxattr, "9p: xattrcreate (user.*)"),
-	ANY(removexattr, "9p: xattrcreate of size 0"),
+	/* the 9p worker (docs/9p.md "The worker") */
+	ANY(wait4, "9p: reap the worker at teardown"),
+	ANY(unlinkat, "vsock: remove UDS_PATH at teardown"),
+	ANY(pread64,
+	    "kernel page sharing: the map and the slots; page merging: /proc/self/pagemap"),
 	/* memory */
 	CLEAR(mmap, 2, PROT_EXEC,
-	      "malloc of large blocks (9p buffers); page merging maps guest RAM pages onto its "
+	      "malloc of large blocks (9p bounce buffers); page merging maps guest RAM pages onto "
+	      "its "
 	      "patterns; never executable"),
 	CLEAR(mprotect, 2, PROT_EXEC, "malloc arenas; never executable"),
 	ANY(munmap, "free, teardown of guest RAM and vCPU run areas"),
@@ -173,6 +147,69 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	ANY(exit, "a thread ends"),
 };
 
+static const struct sandbox_rule sandbox_rules_9p[] = {
+	/* the VMM's requests, on the worker's socket */
+	ANY(poll, "wait for a request; the idle timeout trims the buffers"),
+	ANY(ppoll, "poll on libcs that use it"),
+	ANY(read, "a request from the VMM"),
+	ANY(sendto, "a reply to the VMM (send, MSG_NOSIGNAL)"),
+	ANY(write, "logs on stderr"),
+	ANY(close, "clunk, teardown"),
+	/* the file system (docs/9p.md "Seccomp") */
+	ANY(openat2, "9p: walk one component, RESOLVE_BENEATH"),
+	ANY(openat, "9p: reopen an O_PATH fd through /proc/self/fd, create"),
+	ANY(newfstatat, "9p: getattr, qids (fstatat AT_EMPTY_PATH)"),
+	ANY(fstatfs, "9p: statfs"),
+	ANY(getdents64, "9p: readdir"),
+	ANY(lseek, "9p: readdir offsets"),
+	ANY(pread64, "9p: read"),
+	ANY(pwrite64, "9p: write"),
+	ANY(fsync, "9p: Tfsync"),
+	ANY(ftruncate, "9p: setattr size"),
+	FCNTL(F_OFD_SETLK, "9p: Tlock"),
+	FCNTL(F_OFD_GETLK, "9p: Tgetlock"),
+	FCNTL(F_GETFL, "9p: the open flags of a fid"),
+	FCNTL(F_DUPFD_CLOEXEC, "9p: duplicate a held fd"),
+	ANY(mkdirat, "9p: mkdir"),
+	ANY(symlinkat, "9p: symlink"),
+	ANY(mknodat, "9p: mknod (FIFOs, sockets, regular files; never devices)"),
+	ANY(linkat, "9p: link"),
+	ANY(renameat, "9p: rename, renameat"),
+	ANY(renameat2, "9p: rename on libcs that use it"),
+	ANY(unlinkat, "9p: unlinkat, remove"),
+	ANY(readlinkat, "9p: readlink"),
+	ANY(fchownat, "9p: setattr uid/gid, owner of new nodes"),
+	ANY(fchown, "9p: owner of new files"),
+	ANY(fchmodat, "9p: setattr mode, mode of new nodes"),
+	ANY(fchmod, "9p: mode of new files"),
+	ANY(utimensat, "9p: setattr times"),
+	ANY(getxattr, "9p: xattrwalk"),
+	ANY(lgetxattr, "9p: xattrwalk of a symlink"),
+	ANY(listxattr, "9p: xattr list"),
+	ANY(llistxattr, "9p: xattr list of a symlink"),
+	ANY(setxattr, "9p: xattrcreate (user.*)"),
+	ANY(removexattr, "9p: xattrcreate of size 0"),
+	/* memory */
+	CLEAR(mmap, 2, PROT_EXEC, "malloc of large blocks; never executable"),
+	CLEAR(mprotect, 2, PROT_EXEC, "malloc arenas; never executable"),
+	ANY(munmap, "free"),
+	ANY(madvise, "free; the idle trim of the buffers"),
+	ANY(brk, "malloc in the main arena"),
+	/* signals, time, the end */
+	ANY(rt_sigreturn, "return from a signal handler"),
+	ANY(restart_syscall, "a syscall interrupted by a signal"),
+	ANY(clock_gettime, "log timestamps when the vDSO is not used"),
+	ANY(getpid, "abort()"),
+	ANY(gettid, "abort()"),
+	{.nr = SCMP_SYS(tgkill),
+	 .name = "tgkill",
+	 .n_cmp = 2,
+	 .cmp = {CMP(0, SCMP_CMP_EQ, 0, 0), CMP(2, SCMP_CMP_EQ, SIGABRT, 0)},
+	 .cmp0_is_pid = true,
+	 .why = "abort(): SIGABRT to this process only"},
+	ANY(exit_group, "the worker exits"),
+};
+
 const struct sandbox_rule *sandbox_rules_get(enum sandbox_thread kind, unsigned *ret_n)
 {
 	switch (kind) {
@@ -182,6 +219,9 @@ const struct sandbox_rule *sandbox_rules_get(enum sandbox_thread kind, unsigned 
 	case SANDBOX_THREAD_VMM:
 		*ret_n = ARRAY_SIZE(sandbox_rules_vmm);
 		return sandbox_rules_vmm;
+	case SANDBOX_THREAD_9P:
+		*ret_n = ARRAY_SIZE(sandbox_rules_9p);
+		return sandbox_rules_9p;
 	default:
 		*ret_n = 0;
 		return NULL;

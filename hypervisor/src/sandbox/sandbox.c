@@ -31,6 +31,7 @@ struct sandbox {
 static const char *const sandbox_thread_names[_SANDBOX_THREAD_MAX] = {
 	[SANDBOX_THREAD_VCPU] = "vcpu",
 	[SANDBOX_THREAD_VMM] = "vmm",
+	[SANDBOX_THREAD_9P] = "9p",
 };
 
 static const char *const sandbox_action_names[_SANDBOX_ACTION_MAX] = {
@@ -103,6 +104,8 @@ int sandbox_new(const struct sandbox_config *cfg, struct sandbox **ret)
 	for (unsigned i = 0; i < _SANDBOX_THREAD_MAX; i++) {
 		_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
 
+		if (cfg->threads && !(cfg->threads & (1u << i)))
+			continue;
 		r = sandbox_filter_new((enum sandbox_thread) i, cfg->action, &ctx);
 		if (r >= 0)
 			r = sandbox_filter_export(ctx, &sb->progs[i]);
@@ -200,8 +203,11 @@ int sandbox_enter_thread(struct sandbox *sb, enum sandbox_thread kind)
 	int r;
 
 	assert_return(sb && kind >= 0 && kind < _SANDBOX_THREAD_MAX, -EINVAL);
-	/* Only the main thread (the 9p server) may keep capabilities; it entered already. */
-	if (kind != SANDBOX_THREAD_VMM) {
+	if (!sb->progs[kind].filter)
+		return -EINVAL;
+	/* vCPU threads keep nothing; the others keep the process's set (none in the VMM, 9p's in
+	 * the 9p worker), dropped already by sandbox_enter_process(). */
+	if (kind == SANDBOX_THREAD_VCPU) {
 		r = sandbox_caps_apply(0, false);
 		if (r < 0)
 			return r;

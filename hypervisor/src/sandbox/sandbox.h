@@ -17,7 +17,8 @@
  *                            The main thread enters last, after starting the vCPUs.
  *
  * Thread kinds are the threads the VMM really has: one per vCPU, and the main thread, which
- * runs the event loop (every device backend) and then tears the VM down.
+ * runs the event loop (every device backend) and then tears the VM down; and the one thread of
+ * the 9p worker, a process of its own that sandboxes itself the same way.
  */
 
 #include <stdbool.h>
@@ -26,6 +27,7 @@
 enum sandbox_thread {
 	SANDBOX_THREAD_VCPU, /* KVM_RUN and MMIO/PIO exits: "vcpu" */
 	SANDBOX_THREAD_VMM,  /* the main thread: event loop, devices, teardown: "vmm" */
+	SANDBOX_THREAD_9P,   /* the 9p worker process (9p/9p-worker.h): "9p" */
 	_SANDBOX_THREAD_MAX,
 	_SANDBOX_THREAD_INVALID = -22,
 };
@@ -49,8 +51,12 @@ enum sandbox_action {
 
 struct sandbox_config {
 	enum sandbox_action action;
-	int keep_fd;	   /* an inherited fd to keep open (rkt's pod lock), or -1 */
-	uint64_t vmm_caps; /* capabilities the main thread keeps (1 << CAP_*), see sandbox-caps.h */
+	int keep_fd; /* an inherited fd to keep open (rkt's pod lock), or -1 */
+	/* Capabilities the process keeps (1 << CAP_*, sandbox-caps.h): none for the VMM, 9p's set
+	 * for the 9p worker. vCPU threads drop them all. */
+	uint64_t vmm_caps;
+	/* The thread kinds to build filters for (1 << SANDBOX_THREAD_*); 0: all. */
+	uint32_t threads;
 	/*
 	 * A directory that becomes the process's root (chroot, then chdir "/"), or NULL. Every
 	 * file the VM uses is open by then; a path the VMM resolves later (a vsock UDS_PATH_P
@@ -64,7 +70,8 @@ struct sandbox;
 int sandbox_new(const struct sandbox_config *cfg, struct sandbox **ret);
 struct sandbox *sandbox_free(struct sandbox *sb);
 int sandbox_enter_process(struct sandbox *sb);
-/* In the thread itself. Safe to call from several threads at once (no allocation, no lock). */
+/* In the thread itself (-EINVAL for a kind whose filter was not built). Safe to call from several
+ * threads at once (no allocation, no lock). */
 int sandbox_enter_thread(struct sandbox *sb, enum sandbox_thread kind);
 
 const char *sandbox_thread_to_string(enum sandbox_thread t);

@@ -332,8 +332,10 @@ START_TEST(test_running_vm_serves_vsock_and_frees_on_sigterm)
 	ck_assert(S_ISSOCK(st.st_mode));
 	/* Devices add no thread: the event loop and one vCPU. */
 	ck_assert_uint_eq(vmm_count_threads(p.pid), 2);
-	/* 9p holds its export (the backend's root and the server's root node), blk its image. */
-	ck_assert_int_eq(vmm_count_fds(p.pid, share), 2);
+	/* The 9p worker holds the export (the backend's root and the server's root node), the VMM
+	 * nothing of it; blk holds its image. */
+	ck_assert_int_eq(vmm_count_fds(p.pid, share), 0);
+	ck_assert_int_eq(vmm_count_fds(vmm_9p_worker(p.pid), share), 2);
 	ck_assert_int_eq(vmm_count_fds(p.pid, img), 1);
 	/* The event loop's stop eventfd; 5 windows, an irqfd each; queue kicks (console 2, 9p 1,
 	 * vsock 3, blk 1, rng 1); vsock's resume eventfd. */

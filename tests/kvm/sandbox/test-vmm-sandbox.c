@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cc-vmm's sandbox on a running VM (the idle guest stays up): every thread has no_new_privs,
- * a seccomp filter of its own and no capability (the main thread keeps exactly the 9p set
- * when a share is exported); only the VMM's own fds, 0-2 and the RKT_LOCK_FD pod lock are
- * open; a syscall outside a thread kind's list kills the VMM with SIGSYS
- * (CC_VMM_SANDBOX_SELFTEST), and only logs with --seccomp log; --no-sandbox turns it all off.
- * KVM's kernel workers that the kernel attaches to the process (kvm-*) are not the VMM's
- * threads and are skipped, as in vmm_count_threads().
+ * a seccomp filter of its own and no capability; with a share, the 9p worker (a child process)
+ * has one filter and exactly the 9p set of capabilities, and the VMM no fd on the share; only the
+ * VMM's own fds, 0-2 and the RKT_LOCK_FD pod lock are open; a syscall outside a thread kind's list
+ * kills the VMM with SIGSYS (CC_VMM_SANDBOX_SELFTEST), and only logs with --seccomp log;
+ * --no-sandbox turns it all off. KVM's kernel workers that the kernel attaches to the process
+ * (kvm-*) are not the VMM's threads and are skipped, as in vmm_count_threads().
  */
 #include <check.h>
 #include <dirent.h>
@@ -186,7 +186,32 @@ START_TEST(test_every_thread_sandboxed)
 }
 END_TEST
 
-/* A --9p share: the main thread keeps exactly the documented capabilities. */
+/* The 9p worker: one thread, no_new_privs, its own filter, exactly caps. */
+static void assert_worker_sandboxed(pid_t worker, unsigned long long caps)
+{
+	struct thread_status ts[MAX_THREADS];
+	unsigned n = 0;
+
+	for (int tries = 0; tries < 500; tries++) {
+		n = threads_read(worker, ts);
+		if (n == 1 && ts[0].seccomp == 2)
+			break;
+		(void) usleep(10 * 1000);
+	}
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(ts[0].comm, "cc-vmm-9p");
+	ck_assert_int_eq(ts[0].nnp, 1);
+	ck_assert_int_eq(ts[0].seccomp, 2);
+	ck_assert_msg(ts[0].filters == -1 || ts[0].filters == 1, "%d filters", ts[0].filters);
+	ck_assert_msg(ts[0].cap_eff == caps && ts[0].cap_prm == caps,
+		      "9p worker: CapEff %llx CapPrm %llx, expected %llx", ts[0].cap_eff,
+		      ts[0].cap_prm, caps);
+	ck_assert_msg(ts[0].cap_inh == 0 && ts[0].cap_amb == 0 && ts[0].cap_bnd == 0,
+		      "9p worker: CapInh %llx CapAmb %llx CapBnd %llx", ts[0].cap_inh,
+		      ts[0].cap_amb, ts[0].cap_bnd);
+}
+
+/* A --9p share: the VMM keeps no capability and no fd on it; the worker exactly the 9p set. */
 static void check_9p_caps(bool ro, unsigned long long caps)
 {
 	_cleanup_free_ char *dir = cctest_mkdtemp();
@@ -194,12 +219,20 @@ static void check_9p_caps(bool ro, unsigned long long caps)
 	const char *extra[] = {"--cpus", "2", "--9p", spec, NULL};
 	struct vmm_proc p;
 	struct vmm_result res;
+	pid_t worker;
 
 	vmm_require_kvm();
 	snprintf(spec, sizeof(spec), "share:%s%s", dir, ro ? ",ro" : "");
 	spawn_idle(extra, 3, &p, &res);
-	assert_sandboxed(p.pid, 2, caps);
+	assert_sandboxed(p.pid, 2, 0);
+	ck_assert_int_eq(vmm_count_fds(p.pid, dir), 0);
+	worker = vmm_9p_worker(p.pid);
+	assert_worker_sandboxed(worker, caps);
+	ck_assert_int_gt(vmm_count_fds(worker, dir), 0);
 	stop_vmm(&p, &res);
+	ck_assert_str_eq(res.err, "");
+	/* and it ended with the VMM */
+	ck_assert_int_eq(kill(worker, 0), -1);
 	cctest_rm_rf(dir);
 }
 
@@ -369,6 +402,25 @@ START_TEST(test_forbidden_syscall_logged)
 }
 END_TEST
 
+/* A forbidden syscall in the 9p worker ends the worker (SIGSYS) and so the VM, with a message. */
+START_TEST(test_forbidden_syscall_in_9p_worker)
+{
+	_cleanup_free_ char *dir = cctest_mkdtemp();
+	char spec[4300];
+	char *argv[] = {"--kernel", (char *) vmm_guest("idle"), "--9p", spec, NULL};
+	struct vmm_result res;
+
+	vmm_require_kvm();
+	snprintf(spec, sizeof(spec), "share:%s", dir);
+	setenv("CC_VMM_SANDBOX_SELFTEST", "9p", 1);
+	vmm_run(argv, TIMEOUT_MS, &res);
+	unsetenv("CC_VMM_SANDBOX_SELFTEST");
+	ck_assert_int_eq(res.status, VMM_EXIT_FAILURE);
+	ck_assert_msg(strstr(res.err, "cannot start the 9p worker"), "%s", res.err);
+	cctest_rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_bad_options)
 {
 	char *bad_seccomp[] = {"--kernel", (char *) vmm_guest("idle"), "--seccomp", "trap", NULL};
@@ -506,6 +558,7 @@ static Suite *sandbox_suite(void)
 	tcase_add_test(tc, test_only_needed_fds);
 	tcase_add_loop_test(tc, test_forbidden_syscall_kills, 0, 2);
 	tcase_add_loop_test(tc, test_forbidden_syscall_logged, 0, 2);
+	tcase_add_test(tc, test_forbidden_syscall_in_9p_worker);
 	tcase_add_test(tc, test_bad_options);
 	tcase_add_test(tc, test_kvm_fd);
 	tcase_add_test(tc, test_escape_selftest_finds_a_way_out);

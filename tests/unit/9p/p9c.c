@@ -7,17 +7,26 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "9p/9p-worker.h"
 #include "cctest.h"
 #include "p9c.h"
 
 static struct p9_out p9c_msg;
 
-void p9c_init(struct p9c *c, bool read_only, bool attach)
+static void p9c_init_common(struct p9c *c, bool read_only, bool attach, bool worker)
 {
 	memset(c, 0, sizeof(*c));
 	c->dir = cctest_mkdtemp();
 	ck_assert_ptr_nonnull(c->dir);
-	ASSERT_OK(p9_server_new(c->dir, read_only, &c->srv));
+	if (worker) {
+		struct p9_export e = {.dir = c->dir, .read_only = read_only};
+		struct p9_export_result res;
+
+		ASSERT_OK(p9_worker_start(&e, 1, NULL, NULL, &c->worker, &res));
+		ASSERT_OK(res.error);
+	} else {
+		ASSERT_OK(p9_server_new(c->dir, read_only, &c->srv));
+	}
 	c->req = malloc(P9_MSIZE_MAX);
 	c->resp = malloc(P9_MSIZE_MAX);
 	ck_assert(c->req && c->resp);
@@ -28,9 +37,20 @@ void p9c_init(struct p9c *c, bool read_only, bool attach)
 	}
 }
 
+void p9c_init(struct p9c *c, bool read_only, bool attach)
+{
+	p9c_init_common(c, read_only, attach, false);
+}
+
+void p9c_init_worker(struct p9c *c, bool read_only, bool attach)
+{
+	p9c_init_common(c, read_only, attach, true);
+}
+
 void p9c_done(struct p9c *c)
 {
 	p9_server_free(c->srv);
+	p9_worker_free(c->worker);
 	(void) cctest_rm_rf(c->dir);
 	free(c->dir);
 	free(c->req);
@@ -39,7 +59,16 @@ void p9c_done(struct p9c *c)
 
 size_t p9c_raw(struct p9c *c, const void *req, size_t len)
 {
-	c->resp_len = p9_server_handle(c->srv, req, len, c->resp, c->resp_cap);
+	ssize_t n;
+
+	if (!c->worker) {
+		c->resp_len = p9_server_handle(c->srv, req, len, c->resp, c->resp_cap);
+		return c->resp_len;
+	}
+	n = p9_worker_call(c->worker, 0, c->reset, req, len, c->resp, c->resp_cap);
+	ck_assert_int_ge(n, 0);
+	c->reset = false;
+	c->resp_len = (size_t) n;
 	return c->resp_len;
 }
 

@@ -13,9 +13,13 @@
 #include "9p/9p-pdu.h"
 #include "9p/9p.h"
 
+struct p9_worker;
+
 struct p9c {
-	struct p9_server *srv;
-	char *dir; /* the exported temporary directory */
+	struct p9_server *srv;	  /* NULL when the export is a 9p worker's */
+	struct p9_worker *worker; /* p9c_init_worker(): export 0 of this worker */
+	bool reset;		  /* the next request through the worker resets its server */
+	char *dir;		  /* the exported temporary directory */
 	uint8_t *req, *resp;
 	size_t resp_cap;
 	size_t resp_len;
@@ -25,6 +29,8 @@ struct p9c {
 
 /* A fresh temporary export and a server on it (versioned and attached to fid 0 if attach). */
 void p9c_init(struct p9c *c, bool read_only, bool attach);
+/* The same, served by a 9p worker process (no sandbox). */
+void p9c_init_worker(struct p9c *c, bool read_only, bool attach);
 void p9c_done(struct p9c *c);
 
 /* Raw: send len bytes, return the reply length (0 for no reply). */

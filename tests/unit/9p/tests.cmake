@@ -30,3 +30,6 @@ target_link_libraries(p9-fd-serve PRIVATE vmm)
 add_executable(p9-mmap-write ${CMAKE_CURRENT_LIST_DIR}/p9-mmap-write.c)
 set_target_properties(p9-mmap-write PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin/tests)
 cc_add_e2e_test(v9fs-fd ../unit/9p/v9fs-fd-check ${CMAKE_BINARY_DIR})
+cc_add_check_test(NAME test-9p-worker LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-9p-worker.c ${CMAKE_CURRENT_LIST_DIR}/p9c.c
+  LIBS vmm)

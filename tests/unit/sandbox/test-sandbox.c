@@ -182,6 +182,31 @@ START_TEST(test_rules_kvm_run_only_on_vcpu)
 }
 END_TEST
 
+/* The file system is the 9p worker's alone: the VMM's threads cannot open, create, chown or
+ * chmod anything, and the worker has no KVM, network or socket call. */
+START_TEST(test_rules_files_only_in_9p_worker)
+{
+	static const char *const files[] = {"openat2",	 "openat",   "mkdirat",
+					    "fchownat",	 "fchmodat", "linkat",
+					    "renameat2", "setxattr", "utimensat"};
+	static const char *const not_9p[] = {"ioctl",	"socket",  "connect",	"accept4",
+					     "sendmsg", "mincore", "fallocate", "wait4"};
+
+	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		int nr = seccomp_syscall_resolve_name(files[i]);
+
+		ck_assert_msg(table_allows(SANDBOX_THREAD_9P, nr, -1), "9p lacks %s", files[i]);
+		ck_assert_msg(!table_allows(SANDBOX_THREAD_VMM, nr, -1), "vmm allows %s", files[i]);
+		ck_assert_msg(!table_allows(SANDBOX_THREAD_VCPU, nr, -1), "vcpu allows %s",
+			      files[i]);
+	}
+	for (unsigned i = 0; i < sizeof(not_9p) / sizeof(not_9p[0]); i++)
+		ck_assert_msg(!table_allows(SANDBOX_THREAD_9P,
+					    seccomp_syscall_resolve_name(not_9p[i]), -1),
+			      "9p allows %s", not_9p[i]);
+}
+END_TEST
+
 START_TEST(test_filters_build_and_export)
 {
 	for (int k = 0; k < _SANDBOX_THREAD_MAX; k++) {
@@ -202,7 +227,11 @@ START_TEST(test_filters_build_and_export)
 								  ? "action KILL_PROCESS;"
 								  : "action LOG;"));
 			ck_assert_ptr_null(strstr(buf, "getppid"));
-			ck_assert_ptr_nonnull(strstr(buf, "ioctl"));
+			/* the VMM's threads: KVM; the 9p worker: files, and no ioctl at all */
+			ck_assert_ptr_nonnull(
+				strstr(buf, k == SANDBOX_THREAD_9P ? "openat2" : "ioctl"));
+			if (k == SANDBOX_THREAD_9P)
+				ck_assert_ptr_null(strstr(buf, "ioctl"));
 		}
 	}
 	ASSERT_ERRNO(sandbox_filter_new(_SANDBOX_THREAD_MAX, SANDBOX_ACTION_KILL,
@@ -485,6 +514,7 @@ static Suite *sandbox_suite(void)
 	tcase_add_test(tc, test_rules_documented_and_resolvable);
 	tcase_add_test(tc, test_rules_forbid_dangerous_syscalls);
 	tcase_add_test(tc, test_rules_kvm_run_only_on_vcpu);
+	tcase_add_test(tc, test_rules_files_only_in_9p_worker);
 	tcase_add_test(tc, test_filters_build_and_export);
 	tcase_add_test(tc, test_names);
 	suite_add_tcase(s, tc);

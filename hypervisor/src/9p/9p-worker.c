@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The 9p worker process (9p-worker.h): opens the exports, enters its sandbox, then serves one
+ * framed request at a time until the VMM closes the socket. Everything in a frame is the VMM's
+ * word, and the VMM may be the guest's: sizes are checked before anything is read, and the
+ * request is read into the worker's own buffer, never parsed in place.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "9p/9p-buf.h"
+#include "9p/9p-dev.h"
+#include "9p/9p-wire.h"
+#include "cc/cleanup.h"
+#include "cc/fileio.h"
+#include "cc/log.h"
+
+/* The worker's socket once it has moved it: right above stdio, every higher fd closed. */
+#define P9_WORKER_FD 3
+
+struct p9_worker_state {
+	int sock;
+	unsigned n;
+	struct p9_server *srv[P9_WORKER_EXPORTS_MAX];
+	struct p9_buf req;
+	struct p9_buf resp; /* a p9_wire_resp, then the reply */
+};
+
+/* Only the socket and stderr stay: the VMM's other descriptors (stdio, the pod lock, taps,
+ * consoles) are none of the worker's business. stdin and stdout become stderr. */
+static int p9_worker_fds(int sock)
+{
+	/* Close-on-exec, as the socketpair made it: the sandbox closes inherited fds that are not.
+	 */
+	if (sock != P9_WORKER_FD && dup3(sock, P9_WORKER_FD, O_CLOEXEC) < 0)
+		return -errno;
+	if (dup2(STDERR_FILENO, STDIN_FILENO) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		return -errno;
+	if (close_range(P9_WORKER_FD + 1, ~0u, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+static int p9_worker_open(const struct p9_export *e, struct p9_server **ret,
+			  struct p9_wire_result *res)
+{
+	_cleanup_(p9_server_freep) struct p9_server *srv = NULL;
+	int r;
+
+	res->hostvol = P9_EXPORT_HOSTVOL_DIR;
+	r = p9_server_new(e->dir, e->read_only, &srv);
+	if (r >= 0 && e->hostvol_root) {
+		r = p9_server_add_hostvol_root(srv);
+		if (r < 0)
+			res->hostvol = P9_EXPORT_HOSTVOL_ROOT;
+	}
+	for (unsigned k = 0; r >= 0 && k < e->n_hostvols; k++) {
+		r = p9_server_add_hostvol(srv, &e->hostvols[k]);
+		if (r < 0)
+			res->hostvol = (int32_t) k;
+	}
+	res->error = r < 0 ? r : 0;
+	if (r >= 0)
+		*ret = TAKE_PTR(srv);
+	return r;
+}
+
+static int p9_worker_send(int sock, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = send(sock, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t) n;
+	}
+	return 0;
+}
+
+static int p9_worker_hello(struct p9_worker_state *s, int error, const struct p9_wire_result *res)
+{
+	struct p9_wire_hello h = {.error = error, .n = s->n};
+	int r = p9_worker_send(s->sock, &h, sizeof(h));
+
+	return r < 0 ? r : p9_worker_send(s->sock, res, s->n * sizeof(*res));
+}
+
+/* Gives back what a large message left resident, once nothing came for a while. */
+static void p9_worker_trim(struct p9_worker_state *s)
+{
+	(void) p9_buf_trim(&s->req, V9P_BUF_KEEP);
+	(void) p9_buf_trim(&s->resp, V9P_BUF_KEEP);
+}
+
+/* One frame: 0 served, 1 the VMM closed the socket, < 0 the worker cannot go on. */
+static int p9_worker_one(struct p9_worker_state *s)
+{
+	struct p9_wire_req q;
+	struct p9_wire_resp *a = (struct p9_wire_resp *) s->resp.p;
+	struct p9_server *srv;
+	ssize_t n;
+	size_t len;
+
+	n = loop_read(s->sock, &q, sizeof(q));
+	if (n == 0)
+		return 1;
+	if (n < 0)
+		return (int) n;
+	if ((size_t) n != sizeof(q))
+		return -EPIPE;
+	if (q.export >= s->n || !s->srv[q.export] || (q.flags & ~P9_WIRE_RESET) ||
+	    q.len > P9_MSIZE_MAX || q.resp_cap > P9_MSIZE_MAX)
+		return log_error_errno(EBADMSG, "9p worker: refusing a frame (export %u, %u bytes)",
+				       q.export, q.len);
+	srv = s->srv[q.export];
+	n = loop_read(s->sock, s->req.p, q.len);
+	if (n < 0)
+		return (int) n;
+	if ((size_t) n != q.len)
+		return -EPIPE;
+	p9_buf_used(&s->req, q.len);
+	if (q.flags & P9_WIRE_RESET)
+		p9_server_reset(srv);
+	len = p9_server_handle(srv, s->req.p, q.len, s->resp.p + sizeof(*a), q.resp_cap);
+	a->len = (uint32_t) len;
+	p9_buf_used(&s->resp, sizeof(*a) + len);
+	return p9_worker_send(s->sock, a, sizeof(*a) + len);
+}
+
+static int p9_worker_loop(struct p9_worker_state *s)
+{
+	bool trimmed = true;
+
+	for (;;) {
+		struct pollfd p = {.fd = s->sock, .events = POLLIN};
+		int r = poll(&p, 1, trimmed ? -1 : (int) (V9P_IDLE_NS / 1000000));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0) {
+			p9_worker_trim(s);
+			trimmed = true;
+			continue;
+		}
+		r = p9_worker_one(s);
+		if (r != 0)
+			return r;
+		trimmed = s->req.hi <= V9P_BUF_KEEP && s->resp.hi <= V9P_BUF_KEEP;
+	}
+}
+
+_Noreturn void p9_worker_main(int sock, pid_t parent, const struct p9_export *exports, unsigned n,
+			      p9_worker_enter_fn enter, void *userdata)
+{
+	struct p9_worker_state s = {.sock = P9_WORKER_FD, .n = n};
+	struct p9_wire_result res[P9_WORKER_EXPORTS_MAX];
+	int r;
+
+	/* The worker ends with the VMM, even one killed before it could close the socket. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(1);
+	(void) prctl(PR_SET_NAME, "cc-vmm-9p");
+	/* Not dumpable: the VMM (same uid, no capability) can neither ptrace it nor open its
+	 * /proc/PID/mem, so it cannot borrow the worker's capabilities. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0 || p9_worker_fds(sock) < 0)
+		_exit(1);
+	if (p9_buf_init(&s.req, P9_MSIZE_MAX) < 0 ||
+	    p9_buf_init(&s.resp, sizeof(struct p9_wire_resp) + P9_MSIZE_MAX) < 0)
+		_exit(1);
+	for (unsigned i = 0; i < n; i++)
+		(void) p9_worker_open(&exports[i], &s.srv[i], &res[i]);
+	r = enter ? enter(userdata) : 0;
+	if (p9_worker_hello(&s, r, res) < 0 || r < 0)
+		_exit(1);
+	r = p9_worker_loop(&s);
+	if (r < 0)
+		log_debug_errno(r, "9p worker: %m");
+	_exit(r < 0 ? (r == -EBADMSG ? 2 : 1) : 0);
+}

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The 9p worker (hypervisor/src/9p/9p-worker.h): it serves what the in-process server serves,
+ * reports each export, ends with the VMM, and takes nothing on trust from it: the attacker here
+ * is a compromised VMM, which sends bad frames, tries to borrow the worker's capabilities with
+ * ptrace or /proc/PID/mem, and would like the descriptors it had when it forked the worker to
+ * reach the worker.
+ */
+#include <cap-ng.h>
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "9p/9p-wire.h"
+#include "9p/9p-worker.h"
+#include "cctest.h"
+#include "p9c.h"
+
+#define DOTL_RDWR  2u
+#define DOTL_CREAT 0100u
+
+START_TEST(test_serves_like_the_server)
+{
+	struct p9c c;
+	char buf[16] = {0};
+	uint64_t off = 0;
+	char names[256];
+
+	p9c_init_worker(&c, false, true);
+	ASSERT_OK(p9c_walk1(&c, 0, 1, ""));
+	ASSERT_OK(p9c_lcreate(&c, 1, "f", DOTL_RDWR, 0640));
+	ck_assert_int_eq(p9c_write(&c, 1, 0, "hello", 5), 5);
+	ck_assert_int_eq(p9c_read(&c, 1, 0, sizeof(buf), buf), 5);
+	ck_assert_str_eq(buf, "hello");
+	ASSERT_OK(p9c_mkdir(&c, 0, "d", 0750));
+	ck_assert_str_eq(cctest_read_at(c.dir, "f"), "hello");
+	ASSERT_OK(p9c_walk1(&c, 0, 2, ""));
+	ASSERT_OK(p9c_lopen(&c, 2, 0));
+	ck_assert_int_ge(p9c_readdir(&c, 2, &off, 4096, names, sizeof(names)), 4);
+	ck_assert_ptr_nonnull(strstr(names, "d/"));
+	/* Errors come back as they do from the server itself. */
+	ASSERT_ERRNO(p9c_walk1(&c, 0, 3, "nothing"), ENOENT);
+	p9c_done(&c);
+}
+END_TEST
+
+START_TEST(test_reset_forgets_fids)
+{
+	struct p9c c;
+
+	p9c_init_worker(&c, false, true);
+	ASSERT_OK(p9c_walk1(&c, 0, 1, ""));
+	/* A device reset reaches the worker with the next request: fid 1 is gone, and so is the
+	 * negotiated version. */
+	c.reset = true;
+	ASSERT_ERRNO(p9c_clunk(&c, 1), EPROTO);
+	ASSERT_OK(p9c_version(&c, 65536, "9P2000.L", NULL, NULL, 0));
+	ASSERT_ERRNO(p9c_clunk(&c, 1), EBADF);
+	p9c_done(&c);
+}
+END_TEST
+
+START_TEST(test_read_only_export)
+{
+	struct p9c c;
+
+	p9c_init_worker(&c, true, true);
+	ASSERT_ERRNO(p9c_mkdir(&c, 0, "d", 0755), EROFS);
+	p9c_done(&c);
+}
+END_TEST
+
+START_TEST(test_reports_each_export)
+{
+	_cleanup_free_ char *dir = cctest_mkdtemp();
+	char missing[4200];
+	struct stat st;
+	struct p9_hostvol hv[2];
+	struct p9_export e[3];
+	struct p9_export_result res[3];
+	struct p9_worker *w = NULL;
+
+	ck_assert_int_eq(stat(dir, &st), 0);
+	snprintf(missing, sizeof(missing), "%s/missing", dir);
+	/* The same volume twice: the second cannot be added. */
+	hv[0] = hv[1] = (struct p9_hostvol){st.st_dev, st.st_ino, 0, 0};
+	e[0] = (struct p9_export){.dir = dir, .hostvol_root = true};
+	e[1] = (struct p9_export){.dir = missing};
+	e[2] = (struct p9_export){.dir = dir, .hostvols = hv, .n_hostvols = 2};
+	ASSERT_OK(p9_worker_start(e, 3, NULL, NULL, &w, res));
+	ck_assert_int_eq(res[0].error, 0);
+	ck_assert_int_eq(res[1].error, -ENOENT);
+	ck_assert_int_eq(res[1].hostvol, P9_EXPORT_HOSTVOL_DIR);
+	ck_assert_int_eq(res[2].error, -EEXIST);
+	ck_assert_int_eq(res[2].hostvol, 1);
+	p9_worker_free(w);
+	cctest_rm_rf(dir);
+}
+END_TEST
+
+static int enter_fails(void *userdata)
+{
+	(void) userdata;
+	return -EPERM;
+}
+
+START_TEST(test_sandbox_failure_is_reported)
+{
+	_cleanup_free_ char *dir = cctest_mkdtemp();
+	struct p9_export e = {.dir = dir};
+	struct p9_export_result res;
+	struct p9_worker *w = NULL;
+
+	ASSERT_ERRNO(p9_worker_start(&e, 1, enter_fails, NULL, &w, &res), EPERM);
+	ck_assert_ptr_null(w);
+	/* and reaped: no child is left */
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+	ck_assert_int_eq(errno, ECHILD);
+	cctest_rm_rf(dir);
+}
+END_TEST
+
+/* Whether any fd of pid links to path. */
+static bool holds(pid_t pid, const char *path)
+{
+	char dir[64], link[512], dest[4200];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int) pid);
+	d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
+		n = readlink(link, dest, sizeof(dest) - 1);
+		if (n > 0) {
+			dest[n] = '\0';
+			found |= strcmp(dest, path) == 0;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+START_TEST(test_inherits_no_fd)
+{
+	_cleanup_free_ char *dir = cctest_mkdtemp();
+	char a[4200], b[4200];
+	struct p9_export e = {.dir = dir};
+	struct p9_export_result res;
+	struct p9_worker *w = NULL;
+	int fa, fb;
+
+	snprintf(a, sizeof(a), "%s/cloexec", dir);
+	snprintf(b, sizeof(b), "%s/inherited", dir);
+	fa = open(a, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	fb = open(b, O_RDWR | O_CREAT, 0600);
+	ck_assert(fa >= 0 && fb >= 0);
+	ASSERT_OK(p9_worker_start(&e, 1, NULL, NULL, &w, &res));
+	ASSERT_OK(res.error);
+	ck_assert(holds(p9_worker_pid(w), dir));
+	ck_assert(!holds(p9_worker_pid(w), a));
+	ck_assert(!holds(p9_worker_pid(w), b));
+	p9_worker_free(w);
+	close(fa);
+	close(fb);
+	cctest_rm_rf(dir);
+}
+END_TEST
+
+/* In a child with the caller's uid and no capability (a compromised VMM): 0 if pid's memory
+ * and registers are out of its reach. */
+static int try_borrow(pid_t pid)
+{
+	char path[64];
+	int fd;
+
+	capng_clear(CAPNG_SELECT_BOTH);
+	if (capng_apply(CAPNG_SELECT_BOTH) < 0)
+		return 10;
+	if (ptrace(PTRACE_ATTACH, pid, NULL, NULL) == 0)
+		return 11;
+	if (errno != EPERM)
+		return 12;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int) pid);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0)
+		return 13;
+	return 0;
+}
+
+START_TEST(test_vmm_cannot_borrow_its_capabilities)
+{
+	_cleanup_free_ char *dir = cctest_mkdtemp();
+	struct p9_export e = {.dir = dir};
+	struct p9_export_result res;
+	struct p9_worker *w = NULL;
+	pid_t child;
+	int status;
+
+	cctest_require_privileged(0);
+	ASSERT_OK(p9_worker_start(&e, 1, NULL, NULL, &w, &res));
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0)
+		_exit(try_borrow(p9_worker_pid(w)));
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "the worker's memory is reachable without capabilities (step %d)",
+		      WEXITSTATUS(status));
+	p9_worker_free(w);
+	cctest_rm_rf(dir);
+}
+END_TEST
+
+/* A worker on our end of a socketpair, its hello read. */
+static pid_t raw_worker(const char *dir, int *ret_sock)
+{
+	struct p9_export e = {.dir = dir};
+	struct p9_wire_hello h;
+	struct p9_wire_result r;
+	pid_t parent = getpid(), pid;
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(sv[0]);
+		p9_worker_main(sv[1], parent, &e, 1, NULL, NULL);
+	}
+	close(sv[1]);
+	ck_assert_int_eq(read(sv[0], &h, sizeof(h)), sizeof(h));
+	ck_assert_int_eq(h.error, 0);
+	ck_assert_uint_eq(h.n, 1);
+	ck_assert_int_eq(read(sv[0], &r, sizeof(r)), sizeof(r));
+	ck_assert_int_eq(r.error, 0);
+	*ret_sock = sv[0];
+	return pid;
+}
+
+static int raw_exit(pid_t pid)
+{
+	int status;
+
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+START_TEST(test_refuses_bad_frames)
+{
+	_cleanup_free_ char *dir = cctest_mkdtemp();
+	const struct p9_wire_req bad[] = {
+		{.export = 1, .len = 7, .resp_cap = 64},		/* no such export */
+		{.export = 0, .len = P9_MSIZE_MAX + 1, .resp_cap = 64}, /* too long */
+		{.export = 0, .len = 7, .resp_cap = P9_MSIZE_MAX + 1},	/* reply too large */
+		{.export = 0, .flags = 2, .len = 7, .resp_cap = 64},	/* unknown flag */
+	};
+	int sock;
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		pid_t pid = raw_worker(dir, &sock);
+
+		ck_assert_int_eq(write(sock, &bad[i], sizeof(bad[i])), sizeof(bad[i]));
+		ck_assert_msg(raw_exit(pid) == 2, "frame %u was not refused", i);
+		close(sock);
+	}
+	/* A frame cut short: the worker ends, it does not wait for the rest forever. */
+	{
+		struct p9_wire_req q = {.export = 0, .len = 100, .resp_cap = 64};
+		pid_t pid = raw_worker(dir, &sock);
+
+		ck_assert_int_eq(write(sock, &q, sizeof(q)), sizeof(q));
+		ck_assert_int_eq(write(sock, "abc", 3), 3);
+		close(sock);
+		ck_assert_int_eq(raw_exit(pid), 1);
+	}
+	/* The VMM hanging up between frames is a clean end. */
+	{
+		pid_t pid = raw_worker(dir, &sock);
+
+		close(sock);
+		ck_assert_int_eq(raw_exit(pid), 0);
+	}
+	cctest_rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_gone_worker_fails_every_call)
+{
+	struct p9c c;
+	static const uint8_t tclunk[] = {11, 0, 0, 0, 120, 0x34, 0x12, 1, 0, 0, 0};
+	uint8_t resp[64];
+	size_t n;
+
+	p9c_init_worker(&c, false, true);
+	ck_assert_int_eq(kill(p9_worker_pid(c.worker), SIGKILL), 0);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(p9_worker_call(c.worker, 0, false, tclunk, sizeof(tclunk), resp,
+						sizeof(resp)),
+				 -EPIPE);
+	/* What the device answers then: Rlerror(EIO) to the request's tag. */
+	n = p9_reply_error(tclunk, sizeof(tclunk), -EIO, resp, sizeof(resp));
+	ck_assert_uint_eq(n, 11);
+	ck_assert_uint_eq(resp[4], 7);
+	ck_assert_uint_eq(resp[5] | resp[6] << 8, 0x1234);
+	ck_assert_uint_eq(resp[7], EIO);
+	p9c_done(&c);
+}
+END_TEST
+
+START_TEST(test_ends_with_the_vmm)
+{
+	_cleanup_free_ char *dir = cctest_mkdtemp();
+	int pfd[2];
+	pid_t vmm, worker;
+
+	ck_assert_int_eq(pipe(pfd), 0);
+	vmm = fork();
+	ck_assert_int_ge(vmm, 0);
+	if (vmm == 0) {
+		struct p9_export e = {.dir = dir};
+		struct p9_export_result res;
+		struct p9_worker *w = NULL;
+		pid_t pid;
+
+		if (p9_worker_start(&e, 1, NULL, NULL, &w, &res) < 0)
+			_exit(1);
+		pid = p9_worker_pid(w);
+		if (write(pfd[1], &pid, sizeof(pid)) != sizeof(pid))
+			_exit(1);
+		/* killed: no chance to close the socket */
+		raise(SIGKILL);
+	}
+	close(pfd[1]);
+	ck_assert_int_eq(read(pfd[0], &worker, sizeof(worker)), sizeof(worker));
+	close(pfd[0]);
+	ck_assert_int_eq(waitpid(vmm, NULL, 0), vmm);
+	for (int i = 0; i < 500 && kill(worker, 0) == 0; i++)
+		(void) usleep(10 * 1000);
+	ck_assert_msg(kill(worker, 0) < 0 && errno == ESRCH, "worker %d outlived its VMM",
+		      (int) worker);
+	cctest_rm_rf(dir);
+}
+END_TEST
+
+static Suite *p9_worker_suite(void)
+{
+	Suite *s = suite_create("9p-worker");
+	TCase *tc = tcase_create("worker");
+
+	tcase_add_test(tc, test_serves_like_the_server);
+	tcase_add_test(tc, test_reset_forgets_fids);
+	tcase_add_test(tc, test_read_only_export);
+	tcase_add_test(tc, test_reports_each_export);
+	tcase_add_test(tc, test_sandbox_failure_is_reported);
+	tcase_add_test(tc, test_inherits_no_fd);
+	tcase_add_test(tc, test_vmm_cannot_borrow_its_capabilities);
+	tcase_add_test(tc, test_refuses_bad_frames);
+	tcase_add_test(tc, test_gone_worker_fails_every_call);
+	tcase_add_test(tc, test_ends_with_the_vmm);
+	tcase_set_timeout(tc, 30);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return cctest_run_suite(p9_worker_suite());
+}
