@@ -165,6 +165,7 @@ static const struct sandbox_rule sandbox_rules_9p[] = {
 	ANY(pread64, "9p: read"),
 	ANY(pwrite64, "9p: write"),
 	ANY(fsync, "9p: Tfsync"),
+	ANY(fdatasync, "9p: Tfsync with datasync"),
 	ANY(ftruncate, "9p: setattr size"),
 	FCNTL(F_OFD_SETLK, "9p: Tlock"),
 	FCNTL(F_OFD_GETLK, "9p: Tgetlock"),

@@ -13,7 +13,8 @@
 
 static struct p9_out p9c_msg;
 
-static void p9c_init_common(struct p9c *c, bool read_only, bool attach, bool worker)
+static void p9c_init_common(struct p9c *c, bool read_only, bool attach, bool worker,
+			    int (*enter)(void *userdata))
 {
 	memset(c, 0, sizeof(*c));
 	c->dir = cctest_mkdtemp();
@@ -22,7 +23,7 @@ static void p9c_init_common(struct p9c *c, bool read_only, bool attach, bool wor
 		struct p9_export e = {.dir = c->dir, .read_only = read_only};
 		struct p9_export_result res;
 
-		ASSERT_OK(p9_worker_start(&e, 1, NULL, NULL, &c->worker, &res));
+		ASSERT_OK(p9_worker_start(&e, 1, enter, NULL, &c->worker, &res));
 		ASSERT_OK(res.error);
 	} else {
 		ASSERT_OK(p9_server_new(c->dir, read_only, &c->srv));
@@ -39,12 +40,12 @@ static void p9c_init_common(struct p9c *c, bool read_only, bool attach, bool wor
 
 void p9c_init(struct p9c *c, bool read_only, bool attach)
 {
-	p9c_init_common(c, read_only, attach, false);
+	p9c_init_common(c, read_only, attach, false, NULL);
 }
 
-void p9c_init_worker(struct p9c *c, bool read_only, bool attach)
+void p9c_init_worker(struct p9c *c, bool read_only, bool attach, int (*enter)(void *userdata))
 {
-	p9c_init_common(c, read_only, attach, true);
+	p9c_init_common(c, read_only, attach, true, enter);
 }
 
 void p9c_done(struct p9c *c)
@@ -259,6 +260,15 @@ int p9c_remove(struct p9c *c, uint32_t fid)
 int p9c_fsync(struct p9c *c, uint32_t fid)
 {
 	return p9c_fid_only(c, P9_TFSYNC, fid);
+}
+
+int p9c_fdatasync(struct p9c *c, uint32_t fid)
+{
+	struct p9_out *o = p9c_begin(c);
+
+	p9_put_u32(o, fid);
+	p9_put_u32(o, 1);
+	return p9c_send(c, P9_TFSYNC);
 }
 
 int p9c_mkdir(struct p9c *c, uint32_t dfid, const char *name, uint32_t mode)

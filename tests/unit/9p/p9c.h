@@ -29,8 +29,10 @@ struct p9c {
 
 /* A fresh temporary export and a server on it (versioned and attached to fid 0 if attach). */
 void p9c_init(struct p9c *c, bool read_only, bool attach);
-/* The same, served by a 9p worker process (no sandbox). */
-void p9c_init_worker(struct p9c *c, bool read_only, bool attach);
+/* The same, served by a 9p worker process; enter (or NULL) is its sandbox. */
+void p9c_init_worker(struct p9c *c, bool read_only, bool attach, int (*enter)(void *userdata));
+/* Tfsync with its datasync field. */
+int p9c_fdatasync(struct p9c *c, uint32_t fid);
 void p9c_done(struct p9c *c);
 
 /* Raw: send len bytes, return the reply length (0 for no reply). */
