@@ -31,6 +31,11 @@ int p9_buf_init(struct p9_buf *b, size_t size)
 	return 0;
 }
 
+void p9_buf_init_shared(struct p9_buf *b, void *p, size_t size)
+{
+	*b = (struct p9_buf){.p = p, .size = size, .shared = true};
+}
+
 void p9_buf_used(struct p9_buf *b, size_t len)
 {
 	b->hi = MAX(b->hi, MIN(len, b->size));
@@ -42,8 +47,10 @@ size_t p9_buf_trim(struct p9_buf *b, size_t keep)
 
 	if (!b->p || b->hi <= from)
 		return 0;
-	/* The buffer holds nothing between messages: zero-fill on the next touch is fine. */
-	if (madvise(b->p + from, ALIGN_UP(b->hi, page) - from, MADV_DONTNEED) < 0)
+	/* The buffer holds nothing between messages: zero-fill on the next touch is fine. A shared
+	 * mapping's pages stay in its file unless removed from it. */
+	if (madvise(b->p + from, ALIGN_UP(b->hi, page) - from,
+		    b->shared ? MADV_REMOVE : MADV_DONTNEED) < 0)
 		return 0;
 	released = b->hi - from;
 	b->hi = from;
@@ -54,7 +61,7 @@ void p9_buf_free(struct p9_buf *b)
 {
 	if (!b)
 		return;
-	if (b->p)
+	if (b->p && !b->shared)
 		(void) munmap(b->p, b->size);
 	*b = (struct p9_buf){0};
 }

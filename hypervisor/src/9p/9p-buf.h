@@ -9,6 +9,7 @@
  * to the host; 9p-dev.c calls it once the device has been idle for a while.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,10 +17,14 @@ struct p9_buf {
 	uint8_t *p;
 	size_t size; /* mapped bytes, whole pages */
 	size_t hi; /* bytes from p that may be resident: the largest message since the last trim */
+	bool shared; /* p is part of a shared mapping we do not own (p9_buf_init_shared()) */
 };
 
 /* Maps size bytes (rounded up to pages), nothing resident yet. */
 int p9_buf_init(struct p9_buf *b, size_t size);
+/* A buffer over size bytes (whole pages) of a shared memory mapping the caller keeps: a trim
+ * gives its pages back to the file (MADV_REMOVE), freeing leaves the mapping alone. */
+void p9_buf_init_shared(struct p9_buf *b, void *p, size_t size);
 /* A message of len bytes went through the buffer. */
 void p9_buf_used(struct p9_buf *b, size_t len);
 /* Gives the pages above keep (rounded up to a page) back to the host; they read as zeros

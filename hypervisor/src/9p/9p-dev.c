@@ -33,8 +33,10 @@ struct v9p {
 	struct p9_worker *worker;
 	unsigned export;
 	bool reset_pending; /* the worker's server forgets every fid with the next request */
-	struct p9_buf req;  /* P9_MSIZE_MAX bytes: the request, gathered from out[] */
-	struct p9_buf resp; /* P9_MSIZE_MAX bytes: the reply, scattered into in[] */
+	/* P9_MSIZE_MAX bytes each: the request, gathered from out[], and the reply, scattered into
+	 * in[]; with the worker, its shared areas for this export. */
+	struct p9_buf req;
+	struct p9_buf resp;
 	struct virtq_chain chain;
 
 	/* Idle trim: a one-shot timer armed when a buffer grew past V9P_BUF_KEEP. */
@@ -81,8 +83,7 @@ static size_t v9p_backend_handle(struct v9p *v, size_t req_len, size_t resp_cap)
 
 	if (!v->worker)
 		return p9_server_handle(v->srv, v->req.p, req_len, v->resp.p, resp_cap);
-	n = p9_worker_call(v->worker, v->export, v->reset_pending, v->req.p, req_len, v->resp.p,
-			   resp_cap);
+	n = p9_worker_call(v->worker, v->export, v->reset_pending, req_len, resp_cap);
 	if (n >= 0) {
 		v->reset_pending = false;
 		return (size_t) n;
@@ -258,7 +259,7 @@ static const struct vdev_ops v9p_ops = {
 	.free = v9p_free,
 };
 
-/* The device with its buffers and idle timer, no backend yet. */
+/* The device with its idle timer, no backend and no buffers yet. */
 static int v9p_alloc(const char *tag, struct evloop *loop, struct v9p **ret)
 {
 	struct v9p *v;
@@ -281,10 +282,8 @@ static int v9p_alloc(const char *tag, struct evloop *loop, struct v9p **ret)
 	v->config[0] = (uint8_t) tag_len;
 	v->config[1] = (uint8_t) (tag_len >> 8);
 	memcpy(v->config + 2, tag, tag_len);
-	r = p9_buf_init(&v->req, P9_MSIZE_MAX);
-	if (r >= 0)
-		r = p9_buf_init(&v->resp, P9_MSIZE_MAX);
-	if (r >= 0 && loop) {
+	r = 0;
+	if (loop) {
 		v->trim_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 		r = v->trim_fd < 0 ? -errno : evloop_add(loop, v->trim_fd, EPOLLIN, v9p_trim_cb, v);
 		if (r >= 0)
@@ -308,7 +307,11 @@ int v9p_new(const char *tag, const char *dir, bool read_only, struct evloop *loo
 	r = v9p_alloc(tag, loop, &v);
 	if (r < 0)
 		return r;
-	r = p9_server_new(dir, read_only, &v->srv);
+	r = p9_buf_init(&v->req, P9_MSIZE_MAX);
+	if (r >= 0)
+		r = p9_buf_init(&v->resp, P9_MSIZE_MAX);
+	if (r >= 0)
+		r = p9_server_new(dir, read_only, &v->srv);
 	if (r < 0) {
 		v9p_free(&v->dev);
 		return r;
@@ -323,12 +326,14 @@ int v9p_new_remote(const char *tag, struct p9_worker *worker, unsigned export, s
 	struct v9p *v;
 	int r;
 
-	assert_return(worker && ret, -EINVAL);
+	assert_return(worker && ret && p9_worker_req(worker, export), -EINVAL);
 	r = v9p_alloc(tag, loop, &v);
 	if (r < 0)
 		return r;
 	v->worker = worker;
 	v->export = export;
+	p9_buf_init_shared(&v->req, p9_worker_req(worker, export), P9_MSIZE_MAX);
+	p9_buf_init_shared(&v->resp, p9_worker_resp(worker, export), P9_MSIZE_MAX);
 	*ret = &v->dev;
 	return 0;
 }

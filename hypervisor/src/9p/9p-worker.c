@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The 9p worker process (9p-worker.h): opens the exports, enters its sandbox, then serves one
- * framed request at a time until the VMM closes the socket. Everything in a frame is the VMM's
- * word, and the VMM may be the guest's: sizes are checked before anything is read, and the
- * request is read into the worker's own buffer, never parsed in place.
+ * request at a time until the VMM closes the socket. Every message and every byte of a shared
+ * area is the VMM's word, and the VMM may be the guest's: sizes are checked before anything is
+ * read, and the request is copied into the worker's own buffer, never parsed in place where the
+ * VMM could change it underneath.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +20,6 @@
 #include "9p/9p-dev.h"
 #include "9p/9p-wire.h"
 #include "cc/cleanup.h"
-#include "cc/fileio.h"
 #include "cc/log.h"
 
 /* The worker's socket once it has moved it: right above stdio, every higher fd closed. */
@@ -28,9 +28,9 @@
 struct p9_worker_state {
 	int sock;
 	unsigned n;
+	uint8_t *shm;
 	struct p9_server *srv[P9_WORKER_EXPORTS_MAX];
-	struct p9_buf req;
-	struct p9_buf resp; /* a p9_wire_resp, then the reply */
+	struct p9_buf req; /* the request being served, copied out of the shared area */
 };
 
 /* Only the socket and stderr stay: the VMM's other descriptors (stdio, the pod lock, taps,
@@ -74,69 +74,50 @@ static int p9_worker_open(const struct p9_export *e, struct p9_server **ret,
 
 static int p9_worker_send(int sock, const void *buf, size_t len)
 {
-	const uint8_t *p = buf;
+	ssize_t n;
 
-	while (len > 0) {
-		ssize_t n = send(sock, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t) n;
-	}
-	return 0;
+	do
+		n = send(sock, buf, len, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t) n == len ? 0 : -EPIPE;
 }
 
-static int p9_worker_hello(struct p9_worker_state *s, int error, const struct p9_wire_result *res)
-{
-	struct p9_wire_hello h = {.error = error, .n = s->n};
-	int r = p9_worker_send(s->sock, &h, sizeof(h));
-
-	return r < 0 ? r : p9_worker_send(s->sock, res, s->n * sizeof(*res));
-}
-
-/* Gives back what a large message left resident, once nothing came for a while. */
+/* Gives back what a large request left resident, once nothing came for a while. */
 static void p9_worker_trim(struct p9_worker_state *s)
 {
 	(void) p9_buf_trim(&s->req, V9P_BUF_KEEP);
-	(void) p9_buf_trim(&s->resp, V9P_BUF_KEEP);
 }
 
-/* One frame: 0 served, 1 the VMM closed the socket, < 0 the worker cannot go on. */
+/* One request: 0 served, 1 the VMM closed the socket, < 0 the worker cannot go on. */
 static int p9_worker_one(struct p9_worker_state *s)
 {
 	struct p9_wire_req q;
-	struct p9_wire_resp *a = (struct p9_wire_resp *) s->resp.p;
-	struct p9_server *srv;
+	struct p9_wire_resp a;
+	const uint8_t *area;
 	ssize_t n;
-	size_t len;
 
-	n = loop_read(s->sock, &q, sizeof(q));
+	do
+		n = recv(s->sock, &q, sizeof(q), 0);
+	while (n < 0 && errno == EINTR);
 	if (n == 0)
 		return 1;
 	if (n < 0)
-		return (int) n;
-	if ((size_t) n != sizeof(q))
-		return -EPIPE;
-	if (q.export >= s->n || !s->srv[q.export] || (q.flags & ~P9_WIRE_RESET) ||
-	    q.len > P9_MSIZE_MAX || q.resp_cap > P9_MSIZE_MAX)
-		return log_error_errno(EBADMSG, "9p worker: refusing a frame (export %u, %u bytes)",
-				       q.export, q.len);
-	srv = s->srv[q.export];
-	n = loop_read(s->sock, s->req.p, q.len);
-	if (n < 0)
-		return (int) n;
-	if ((size_t) n != q.len)
-		return -EPIPE;
+		return -errno;
+	if ((size_t) n != sizeof(q) || q.export >= s->n || !s->srv[q.export] ||
+	    (q.flags & ~P9_WIRE_RESET) || q.len > P9_MSIZE_MAX || q.resp_cap > P9_MSIZE_MAX)
+		return log_error_errno(EBADMSG,
+				       "9p worker: refusing a message (%zd bytes, export %u, %u)",
+				       n, q.export, q.len);
+	area = s->shm + P9_WIRE_AREA * 2 * q.export;
+	memcpy(s->req.p, area, q.len);
 	p9_buf_used(&s->req, q.len);
 	if (q.flags & P9_WIRE_RESET)
-		p9_server_reset(srv);
-	len = p9_server_handle(srv, s->req.p, q.len, s->resp.p + sizeof(*a), q.resp_cap);
-	a->len = (uint32_t) len;
-	p9_buf_used(&s->resp, sizeof(*a) + len);
-	return p9_worker_send(s->sock, a, sizeof(*a) + len);
+		p9_server_reset(s->srv[q.export]);
+	a.len = (uint32_t) p9_server_handle(s->srv[q.export], s->req.p, q.len,
+					    s->shm + P9_WIRE_AREA * (2 * q.export + 1), q.resp_cap);
+	return p9_worker_send(s->sock, &a, sizeof(a));
 }
 
 static int p9_worker_loop(struct p9_worker_state *s)
@@ -159,15 +140,15 @@ static int p9_worker_loop(struct p9_worker_state *s)
 		r = p9_worker_one(s);
 		if (r != 0)
 			return r;
-		trimmed = s->req.hi <= V9P_BUF_KEEP && s->resp.hi <= V9P_BUF_KEEP;
+		trimmed = s->req.hi <= V9P_BUF_KEEP;
 	}
 }
 
-_Noreturn void p9_worker_main(int sock, pid_t parent, const struct p9_export *exports, unsigned n,
-			      p9_worker_enter_fn enter, void *userdata)
+_Noreturn void p9_worker_main(int sock, pid_t parent, uint8_t *shm, const struct p9_export *exports,
+			      unsigned n, p9_worker_enter_fn enter, void *userdata)
 {
-	struct p9_worker_state s = {.sock = P9_WORKER_FD, .n = n};
-	struct p9_wire_result res[P9_WORKER_EXPORTS_MAX];
+	struct p9_worker_state s = {.sock = P9_WORKER_FD, .n = n, .shm = shm};
+	struct p9_wire_hello h = {.n = n};
 	int r;
 
 	/* The worker ends with the VMM, even one killed before it could close the socket. */
@@ -178,13 +159,12 @@ _Noreturn void p9_worker_main(int sock, pid_t parent, const struct p9_export *ex
 	 * /proc/PID/mem, so it cannot borrow the worker's capabilities. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0 || p9_worker_fds(sock) < 0)
 		_exit(1);
-	if (p9_buf_init(&s.req, P9_MSIZE_MAX) < 0 ||
-	    p9_buf_init(&s.resp, sizeof(struct p9_wire_resp) + P9_MSIZE_MAX) < 0)
+	if (p9_buf_init(&s.req, P9_MSIZE_MAX) < 0)
 		_exit(1);
 	for (unsigned i = 0; i < n; i++)
-		(void) p9_worker_open(&exports[i], &s.srv[i], &res[i]);
-	r = enter ? enter(userdata) : 0;
-	if (p9_worker_hello(&s, r, res) < 0 || r < 0)
+		(void) p9_worker_open(&exports[i], &s.srv[i], &h.res[i]);
+	h.error = r = enter ? enter(userdata) : 0;
+	if (p9_worker_send(s.sock, &h, sizeof(h)) < 0 || r < 0)
 		_exit(1);
 	r = p9_worker_loop(&s);
 	if (r < 0)

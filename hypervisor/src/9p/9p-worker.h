@@ -10,18 +10,22 @@
  *                      stderr, makes itself non-dumpable (a VMM of the same uid cannot ptrace it
  *                      or read its memory), opens the exports, calls enter() (its sandbox: its
  *                      own seccomp filter and the capabilities 9p needs) and reports each step;
- *   p9_worker_call()   the VMM hands it one request for one export and waits for the reply;
+ *   p9_worker_call()   the VMM puts a request for one export in that export's request area,
+ *                      the worker puts the reply in its reply area;
  *   p9_worker_free()   closes the socket (the worker exits on EOF) and reaps it.
  *
- * The socket is a SOCK_STREAM unix socketpair. Each request is a struct p9_wire_req and its
- * bytes, each reply a struct p9_wire_resp and its bytes (9p-wire.h). The worker trusts nothing
- * the VMM sends (it is the process a guest may have taken over): a frame with a bad export
- * index or size ends the worker, and it copies each request into its own memory before it
- * parses it. The VMM checks each reply's size against what it asked for.
+ * The messages are two shared memory areas per export (a sealed memfd mapped before the fork:
+ * P9_MSIZE_MAX bytes of request, P9_MSIZE_MAX of reply) and a SOCK_SEQPACKET socketpair that
+ * carries only a struct p9_wire_req per request and a struct p9_wire_resp per reply
+ * (9p-wire.h). The worker trusts nothing the VMM sends (it is the process a guest may have
+ * taken over): a message with a bad export index, size or flag ends the worker, and it copies
+ * each request out of the shared area before it parses it. The VMM checks each reply's size
+ * against what it asked for.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "9p/9p.h"
@@ -66,11 +70,15 @@ struct p9_worker *p9_worker_free(struct p9_worker *w);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct p9_worker *, p9_worker_free)
 pid_t p9_worker_pid(const struct p9_worker *w);
 
+/* Export i's request and reply areas, P9_MSIZE_MAX bytes each (whole pages), in the shared
+ * mapping: the caller writes the request into the first and reads the reply from the second. */
+uint8_t *p9_worker_req(struct p9_worker *w, unsigned i);
+uint8_t *p9_worker_resp(struct p9_worker *w, unsigned i);
+
 /*
- * Serve one request of export i (its server forgets every fid first when reset): req[0..len)
- * in, at most resp_cap bytes of reply into resp. Returns the reply's length (0: no reply could
- * be made, as p9_server_handle()), or -EPIPE once the worker is gone (logged once). Safe from
- * any thread: calls are serialized.
+ * Serve the len bytes of export i's request area (its server forgets every fid first when
+ * reset), with at most resp_cap bytes of reply. Returns the reply's length (0: no reply could be
+ * made, as p9_server_handle()), or -EPIPE once the worker is gone (logged once). Safe from any
+ * thread: calls are serialized (each export's areas are its device's, under its own lock).
  */
-ssize_t p9_worker_call(struct p9_worker *w, unsigned i, bool reset, const void *req, size_t len,
-		       void *resp, size_t resp_cap);
+ssize_t p9_worker_call(struct p9_worker *w, unsigned i, bool reset, size_t len, size_t resp_cap);

@@ -87,7 +87,7 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	ANY(epoll_wait, "the event loop, the vsock muxer's own epoll set"),
 	ANY(epoll_pwait, "epoll_wait on libcs that use it"),
 	ANY(epoll_ctl, "devices watch, pause and drop their fds (net, vsock)"),
-	ANY(read, "eventfds (kicks, stop), signalfd, console input, sockets, 9p worker replies"),
+	ANY(read, "eventfds (kicks, stop), signalfd, console input, sockets"),
 	ANY(write, "eventfds (irqfds, stop), console output, sockets, logs"),
 	ANY(readv, "tap receive"),
 	ANY(writev, "tap transmit"),
@@ -107,10 +107,11 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	EQ(socket, 0, AF_UNIX, "vsock: a unix socket to UDS_PATH_P (no other family)"),
 	ANY(connect, "vsock: connect to UDS_PATH_P"),
 	ANY(accept4, "vsock: host clients on UDS_PATH"),
-	ANY(recvfrom, "vsock: the CONNECT line (recv, MSG_PEEK); kernel page sharing: answers"),
-	ANY(sendmsg,
-	    "vsock: guest data to the host socket; kernel page sharing: fill requests; 9p: a "
-	    "request to the worker"),
+	ANY(recvfrom,
+	    "vsock: the CONNECT line (recv, MSG_PEEK); kernel page sharing: answers; 9p: the "
+	    "worker's replies"),
+	ANY(sendmsg, "vsock: guest data to the host socket; kernel page sharing: fill requests"),
+	ANY(sendto, "9p: a request to the worker (send)"),
 	ANY(shutdown, "vsock: guest shutdown of its send side"),
 	ANY(timerfd_settime,
 	    "vsock: handshake and connection timeouts; 9p: the idle-trim timer; the zero sweep"),
@@ -151,7 +152,7 @@ static const struct sandbox_rule sandbox_rules_9p[] = {
 	/* the VMM's requests, on the worker's socket */
 	ANY(poll, "wait for a request; the idle timeout trims the buffers"),
 	ANY(ppoll, "poll on libcs that use it"),
-	ANY(read, "a request from the VMM"),
+	ANY(recvfrom, "a request from the VMM (recv)"),
 	ANY(sendto, "a reply to the VMM (send, MSG_NOSIGNAL)"),
 	ANY(write, "logs on stderr"),
 	ANY(close, "clunk, teardown"),

@@ -2,7 +2,7 @@
 /*
  * The 9p worker (hypervisor/src/9p/9p-worker.h): it serves what the in-process server serves,
  * reports each export, ends with the VMM, and takes nothing on trust from it: the attacker here
- * is a compromised VMM, which sends bad frames, tries to borrow the worker's capabilities with
+ * is a compromised VMM, which sends bad messages, tries to borrow the worker's capabilities with
  * ptrace or /proc/PID/mem, and would like the descriptors it had when it forked the worker to
  * reach the worker.
  */
@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -308,29 +309,32 @@ START_TEST(test_vmm_cannot_borrow_its_capabilities)
 }
 END_TEST
 
-/* A worker on our end of a socketpair, its hello read. */
-static pid_t raw_worker(const char *dir, int *ret_sock)
+/* A worker on our end of a socketpair and our shared areas (*ret_shm), its hello read. */
+static pid_t raw_worker(const char *dir, int *ret_sock, uint8_t **ret_shm)
 {
 	struct p9_export e = {.dir = dir};
 	struct p9_wire_hello h;
-	struct p9_wire_result r;
 	pid_t parent = getpid(), pid;
+	uint8_t *shm;
 	int sv[2];
 
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	shm = mmap(NULL, 2 * P9_WIRE_AREA, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+		   0);
+	ck_assert_ptr_ne(shm, MAP_FAILED);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		close(sv[0]);
-		p9_worker_main(sv[1], parent, &e, 1, NULL, NULL);
+		p9_worker_main(sv[1], parent, shm, &e, 1, NULL, NULL);
 	}
 	close(sv[1]);
-	ck_assert_int_eq(read(sv[0], &h, sizeof(h)), sizeof(h));
+	ck_assert_int_eq(recv(sv[0], &h, sizeof(h), 0), sizeof(h));
 	ck_assert_int_eq(h.error, 0);
 	ck_assert_uint_eq(h.n, 1);
-	ck_assert_int_eq(read(sv[0], &r, sizeof(r)), sizeof(r));
-	ck_assert_int_eq(r.error, 0);
+	ck_assert_int_eq(h.res[0].error, 0);
 	*ret_sock = sv[0];
+	*ret_shm = shm;
 	return pid;
 }
 
@@ -343,7 +347,7 @@ static int raw_exit(pid_t pid)
 	return WEXITSTATUS(status);
 }
 
-START_TEST(test_refuses_bad_frames)
+START_TEST(test_refuses_bad_messages)
 {
 	_cleanup_free_ char *dir = cctest_mkdtemp();
 	const struct p9_wire_req bad[] = {
@@ -352,32 +356,38 @@ START_TEST(test_refuses_bad_frames)
 		{.export = 0, .len = 7, .resp_cap = P9_MSIZE_MAX + 1},	/* reply too large */
 		{.export = 0, .flags = 2, .len = 7, .resp_cap = 64},	/* unknown flag */
 	};
+	static const uint8_t tversion[] = {21, 0, 0,   0,   100, 1,   0,   0,	0,   1,	 0,
+					   8,  0, '9', 'P', '2', '0', '0', '0', '.', 'L'};
+	struct p9_wire_req q = {.export = 0, .len = sizeof(tversion), .resp_cap = 64};
+	struct p9_wire_resp a;
+	uint8_t *shm;
 	int sock;
+	pid_t pid;
 
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		pid_t pid = raw_worker(dir, &sock);
-
-		ck_assert_int_eq(write(sock, &bad[i], sizeof(bad[i])), sizeof(bad[i]));
-		ck_assert_msg(raw_exit(pid) == 2, "frame %u was not refused", i);
+		pid = raw_worker(dir, &sock, &shm);
+		ck_assert_int_eq(send(sock, &bad[i], sizeof(bad[i]), 0), sizeof(bad[i]));
+		ck_assert_msg(raw_exit(pid) == 2, "message %u was not refused", i);
 		close(sock);
+		munmap(shm, 2 * P9_WIRE_AREA);
 	}
-	/* A frame cut short: the worker ends, it does not wait for the rest forever. */
-	{
-		struct p9_wire_req q = {.export = 0, .len = 100, .resp_cap = 64};
-		pid_t pid = raw_worker(dir, &sock);
-
-		ck_assert_int_eq(write(sock, &q, sizeof(q)), sizeof(q));
-		ck_assert_int_eq(write(sock, "abc", 3), 3);
-		close(sock);
-		ck_assert_int_eq(raw_exit(pid), 1);
-	}
-	/* The VMM hanging up between frames is a clean end. */
-	{
-		pid_t pid = raw_worker(dir, &sock);
-
-		close(sock);
-		ck_assert_int_eq(raw_exit(pid), 0);
-	}
+	/* A message shorter than a request. */
+	pid = raw_worker(dir, &sock, &shm);
+	ck_assert_int_eq(send(sock, "abc", 3, 0), 3);
+	ck_assert_int_eq(raw_exit(pid), 2);
+	close(sock);
+	munmap(shm, 2 * P9_WIRE_AREA);
+	/* A good one is served from the shared areas, then the VMM hanging up is a clean end. */
+	pid = raw_worker(dir, &sock, &shm);
+	memcpy(shm, tversion, sizeof(tversion));
+	ck_assert_int_eq(send(sock, &q, sizeof(q), 0), sizeof(q));
+	ck_assert_int_eq(recv(sock, &a, sizeof(a), 0), sizeof(a));
+	ck_assert_uint_gt(a.len, 7);
+	ck_assert_uint_le(a.len, 64);
+	ck_assert_uint_eq(shm[P9_WIRE_AREA + 4], 101); /* Rversion */
+	close(sock);
+	ck_assert_int_eq(raw_exit(pid), 0);
+	munmap(shm, 2 * P9_WIRE_AREA);
 	cctest_rm_rf(dir);
 }
 END_TEST
@@ -391,9 +401,9 @@ START_TEST(test_gone_worker_fails_every_call)
 
 	p9c_init_worker(&c, false, true, NULL);
 	ck_assert_int_eq(kill(p9_worker_pid(c.worker), SIGKILL), 0);
+	memcpy(p9_worker_req(c.worker, 0), tclunk, sizeof(tclunk));
 	for (int i = 0; i < 2; i++)
-		ck_assert_int_eq(p9_worker_call(c.worker, 0, false, tclunk, sizeof(tclunk), resp,
-						sizeof(resp)),
+		ck_assert_int_eq(p9_worker_call(c.worker, 0, false, sizeof(tclunk), sizeof(resp)),
 				 -EPIPE);
 	/* What the device answers then: Rlerror(EIO) to the request's tag. */
 	n = p9_reply_error(tclunk, sizeof(tclunk), -EIO, resp, sizeof(resp));
@@ -453,7 +463,7 @@ static Suite *p9_worker_suite(void)
 	tcase_add_test(tc, test_sandbox_failure_is_reported);
 	tcase_add_test(tc, test_inherits_no_fd);
 	tcase_add_test(tc, test_vmm_cannot_borrow_its_capabilities);
-	tcase_add_test(tc, test_refuses_bad_frames);
+	tcase_add_test(tc, test_refuses_bad_messages);
 	tcase_add_test(tc, test_gone_worker_fails_every_call);
 	tcase_add_test(tc, test_ends_with_the_vmm);
 	tcase_set_timeout(tc, 30);
