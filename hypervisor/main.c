@@ -38,6 +38,7 @@ enum {
 	ARG_NO_SANDBOX,
 	ARG_SECCOMP,
 	ARG_CHROOT,
+	ARG_9P_WORKER,
 	ARG_KVM_FD,
 };
 
@@ -47,6 +48,7 @@ struct args {
 	const char *boot_markers;
 	char *pmem; /* FILE[,rw], split in place */
 	int verbose;
+	pid_t worker_parent; /* --9p-worker: we are that VMM's 9p worker (hidden) */
 };
 
 static void help(void)
@@ -193,6 +195,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"no-sandbox", no_argument, NULL, ARG_NO_SANDBOX},
 		{"seccomp", required_argument, NULL, ARG_SECCOMP},
 		{"chroot", required_argument, NULL, ARG_CHROOT},
+		{"9p-worker", required_argument, NULL, ARG_9P_WORKER},
 		{"verbose", no_argument, NULL, 'v'},
 		{"debug", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -318,6 +321,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 			if (a->cfg.seccomp < 0)
 				return log_error_errno(EINVAL, "--seccomp: expected kill or log");
 			break;
+		case ARG_9P_WORKER:
+			if (parse_u64(optarg, INT32_MAX, &v) < 0 || v < 1)
+				return log_error_errno(EINVAL, "--9p-worker: expected a pid");
+			a->worker_parent = (pid_t) v;
+			break;
 		case ARG_CHROOT:
 			if (optarg[0] != '/')
 				return log_error_errno(EINVAL,
@@ -336,6 +344,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 	}
 	if (optind < argc)
 		return log_error_errno(EINVAL, "unexpected argument '%s'", argv[optind]);
+	if (a->worker_parent > 0)
+		return 1; /* the VMM's own 9p worker: only its shares and sandbox options matter */
 	if (!a->cfg.kernel_path)
 		return log_error_errno(EINVAL, "--kernel is required (see --help)");
 	if (a->cfg.kernel_pages_dir && a->cfg.kernel_pages_ro_fd >= 0)
@@ -499,7 +509,11 @@ int main(int argc, char **argv)
 	else {
 		if (a.verbose)
 			log_set_max_level(a.verbose > 1 ? LOG_DEBUG : LOG_INFO);
-		r = run(&a);
+		if (a.worker_parent > 0)
+			r = vm_9p_worker_serve(&a.cfg, a.worker_parent) < 0 ? VMM_EXIT_USAGE
+									    : VMM_EXIT_OK;
+		else
+			r = run(&a);
 	}
 	vm_config_done(&a.cfg);
 	return r;

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "vmm/exit.h"
 #include "vmm/limits.h"
@@ -180,6 +181,12 @@ void vm_config_done(struct vm_config *cfg);
  */
 int vm_config_add_share(struct vm_config *cfg, const char *spec, const char **ret_reason);
 int vm_config_add_hostvol(struct vm_config *cfg, const char *spec, const char **ret_reason);
+/*
+ * `cc-vmm --9p-worker=PARENT ...`: the 9p worker the sandboxed VMM PARENT execs (docs/9p.md,
+ * "The worker"): serves cfg's shares (--9p, --9p-hostvol) under its own sandbox (--seccomp,
+ * --chroot) on the socket and areas the VMM left it. Returns only on a usage error.
+ */
+int vm_9p_worker_serve(const struct vm_config *cfg, pid_t parent);
 int vm_config_set_vsock(struct vm_config *cfg, const char *spec, const char **ret_reason);
 int vm_config_add_net(struct vm_config *cfg, const char *spec, const char **ret_reason);
 int vm_config_add_blk(struct vm_config *cfg, const char *spec, const char **ret_reason);

@@ -157,6 +157,17 @@ bool v9p_idle_tick(struct vdev *dev)
 	return trimmed;
 }
 
+/* On the event loop: a reset the worker has not heard of yet (a request of 0 bytes with the
+ * reset flag), so that the old fids' descriptors and locks go now, not at the next request. */
+static void v9p_reset_flush(struct v9p *v)
+{
+	pthread_mutex_lock(&v->lock);
+	if (v->worker && v->reset_pending &&
+	    p9_worker_call(v->worker, v->export, true, 0, P9_MSIZE_MIN) >= 0)
+		v->reset_pending = false;
+	pthread_mutex_unlock(&v->lock);
+}
+
 static void v9p_trim_cb(void *userdata, uint32_t events)
 {
 	struct v9p *v = userdata;
@@ -165,6 +176,7 @@ static void v9p_trim_cb(void *userdata, uint32_t events)
 	(void) events;
 	if (read(v->trim_fd, &expirations, sizeof(expirations)) != sizeof(expirations))
 		return;
+	v9p_reset_flush(v);
 	(void) v9p_idle_tick(&v->dev);
 }
 
@@ -222,11 +234,17 @@ static void v9p_reset(struct vdev *dev)
 
 	pthread_mutex_lock(&v->lock);
 	v->active = false;
-	/* The worker hears of it with the next request: no socket I/O on a vCPU thread. */
-	if (v->worker)
+	/* The worker hears of it from the event loop (the idle timer, fired at once) or with the
+	 * next request, whichever comes first: no socket I/O on a vCPU thread. */
+	if (v->worker) {
+		struct itimerspec now = {.it_value.tv_nsec = 1};
+
 		v->reset_pending = true;
-	else
+		if (v->trim_fd >= 0 && timerfd_settime(v->trim_fd, 0, &now, NULL) == 0)
+			v->trim_armed = true;
+	} else {
 		p9_server_reset(v->srv);
+	}
 	pthread_mutex_unlock(&v->lock);
 }
 

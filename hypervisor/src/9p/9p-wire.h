@@ -20,6 +20,10 @@
 
 #include "9p/9p-worker.h"
 
+/* Where the exec'd worker finds its socket and the shared areas' memfd. */
+#define P9_WORKER_SOCK_FD 3
+#define P9_WORKER_SHM_FD  4
+
 #define P9_WIRE_RESET 1u /* p9_wire_req.flags: forget every fid of the export first */
 #define P9_WIRE_AREA  ((size_t) P9_MSIZE_MAX)
 

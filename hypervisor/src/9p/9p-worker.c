@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "9p/9p-buf.h"
@@ -21,9 +23,6 @@
 #include "9p/9p-wire.h"
 #include "cc/cleanup.h"
 #include "cc/log.h"
-
-/* The worker's socket once it has moved it: right above stdio, every higher fd closed. */
-#define P9_WORKER_FD 3
 
 struct p9_worker_state {
 	int sock;
@@ -33,19 +32,38 @@ struct p9_worker_state {
 	struct p9_buf req; /* the request being served, copied out of the shared area */
 };
 
-/* Only the socket and stderr stay: the VMM's other descriptors (stdio, the pod lock, taps,
- * consoles) are none of the worker's business. stdin and stdout become stderr. */
+/*
+ * Only the socket stays beside 0-2: the VMM's other descriptors (the pod lock, taps, consoles)
+ * are none of the worker's business. The socket goes to P9_WORKER_SOCK_FD, close-on-exec as
+ * the socketpair made it (the sandbox closes inherited fds that are not), wherever it was
+ * (even 0-2, if the VMM started with those closed).
+ */
 static int p9_worker_fds(int sock)
 {
-	/* Close-on-exec, as the socketpair made it: the sandbox closes inherited fds that are not.
-	 */
-	if (sock != P9_WORKER_FD && dup3(sock, P9_WORKER_FD, O_CLOEXEC) < 0)
+	int tmp = sock;
+
+	if (sock != P9_WORKER_SOCK_FD) {
+		tmp = fcntl(sock, F_DUPFD_CLOEXEC, P9_WORKER_SOCK_FD + 1);
+		if (tmp < 0 || dup3(tmp, P9_WORKER_SOCK_FD, O_CLOEXEC) < 0)
+			return -errno;
+	}
+	if (close_range(P9_WORKER_SOCK_FD + 1, ~0u, 0) < 0)
 		return -errno;
-	if (dup2(STDERR_FILENO, STDIN_FILENO) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-		return -errno;
-	if (close_range(P9_WORKER_FD + 1, ~0u, 0) < 0)
-		return -errno;
+	if (sock < P9_WORKER_SOCK_FD)
+		(void) close(sock);
 	return 0;
+}
+
+/* Signals for a terminal or a process group are the VMM's: the worker ends with it (EOF, or
+ * its parent-death signal), never on its own. */
+static void p9_worker_signals(void)
+{
+	static const int ignored[] = {SIGINT,  SIGTERM, SIGHUP,	 SIGQUIT,
+				      SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE};
+	struct sigaction sa = {.sa_handler = SIG_IGN};
+
+	for (unsigned i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		(void) sigaction(ignored[i], &sa, NULL);
 }
 
 static int p9_worker_open(const struct p9_export *e, struct p9_server **ret,
@@ -147,13 +165,14 @@ static int p9_worker_loop(struct p9_worker_state *s)
 _Noreturn void p9_worker_main(int sock, pid_t parent, uint8_t *shm, const struct p9_export *exports,
 			      unsigned n, p9_worker_enter_fn enter, void *userdata)
 {
-	struct p9_worker_state s = {.sock = P9_WORKER_FD, .n = n, .shm = shm};
+	struct p9_worker_state s = {.sock = P9_WORKER_SOCK_FD, .n = n, .shm = shm};
 	struct p9_wire_hello h = {.n = n};
 	int r;
 
 	/* The worker ends with the VMM, even one killed before it could close the socket. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(1);
+	p9_worker_signals();
 	(void) prctl(PR_SET_NAME, "cc-vmm-9p");
 	/* Not dumpable: the VMM (same uid, no capability) can neither ptrace it nor open its
 	 * /proc/PID/mem, so it cannot borrow the worker's capabilities. */
@@ -170,4 +189,25 @@ _Noreturn void p9_worker_main(int sock, pid_t parent, uint8_t *shm, const struct
 	if (r < 0)
 		log_debug_errno(r, "9p worker: %m");
 	_exit(r < 0 ? (r == -EBADMSG ? 2 : 1) : 0);
+}
+
+_Noreturn void p9_worker_main_exec(pid_t parent, const struct p9_export *exports, unsigned n,
+				   p9_worker_enter_fn enter, void *userdata)
+{
+	size_t size = P9_WIRE_AREA * 2 * n;
+	struct stat st;
+	void *shm;
+
+	/* The areas, on P9_WORKER_SHM_FD: the VMM's memfd, sealed at 2n areas. */
+	if (n == 0 || n > P9_WORKER_EXPORTS_MAX || fstat(P9_WORKER_SHM_FD, &st) < 0 ||
+	    (size_t) st.st_size != size)
+		_exit(1);
+	shm = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, P9_WORKER_SHM_FD, 0);
+	if (shm == MAP_FAILED)
+		_exit(1);
+	(void) madvise(shm, size, MADV_NOHUGEPAGE);
+	(void) close(P9_WORKER_SHM_FD);
+	if (fcntl(P9_WORKER_SOCK_FD, F_SETFD, FD_CLOEXEC) < 0)
+		_exit(1);
+	p9_worker_main(P9_WORKER_SOCK_FD, parent, shm, exports, n, enter, userdata);
 }

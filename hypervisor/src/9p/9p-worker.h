@@ -6,10 +6,13 @@
  * a VM, so that the VMM keeps no capability and no descriptor on an export.
  *
  *   p9_worker_start()  forks the worker before the VM has guest memory, KVM descriptors or
- *                      threads. The worker closes every inherited descriptor but its socket and
- *                      stderr, makes itself non-dumpable (a VMM of the same uid cannot ptrace it
- *                      or read its memory), opens the exports, calls enter() (its sandbox: its
- *                      own seccomp filter and the capabilities 9p needs) and reports each step;
+ *                      threads, and (in the VMM) execs it again as `cc-vmm --9p-worker ...`, so
+ *                      that it shares no address layout, stack canary or pointer guard with the
+ *                      VMM a guest may take over. The worker closes every inherited descriptor
+ *                      but its socket and 0-2, ignores terminal and process-group signals, makes
+ *                      itself non-dumpable (a VMM of the same uid cannot ptrace it or read its
+ *                      memory), opens the exports, calls enter() (its sandbox: its own seccomp
+ *                      filter and the capabilities 9p needs) and reports each step;
  *   p9_worker_call()   the VMM puts a request for one export in that export's request area,
  *                      the worker puts the reply in its reply area;
  *   p9_worker_free()   closes the socket (the worker exits on EOF) and reaps it.
@@ -58,17 +61,31 @@ typedef int (*p9_worker_enter_fn)(void *userdata);
 struct p9_worker;
 
 /*
- * Start the worker for n exports (at most P9_WORKER_EXPORTS_MAX) and wait until it is ready.
- * Call it while the process has no other thread. Returns 0 with *ret set, and each export's
- * result in results[0..n) (an export that failed is not served); or a negative errno when there
- * is no worker (-ECHILD: it died before it answered; its sandbox's error otherwise).
+ * Start the worker for n exports (1..P9_WORKER_EXPORTS_MAX) and wait until it is ready. Call it
+ * while the process has no other thread. With exec_argv, the child execs /proc/self/exe with it
+ * (its socket on P9_WORKER_SOCK_FD, the areas' memfd on P9_WORKER_SHM_FD: 9p-wire.h), and that
+ * program calls p9_worker_main_exec(); exports, enter and userdata are then that program's
+ * business. Without, the child serves exports itself (tests). Returns 0 with *ret set, and each
+ * export's result in results[0..n) (an export that failed is not served); or a negative errno
+ * when there is no worker (-ECHILD: it died before it answered; its sandbox's error otherwise).
  */
-int p9_worker_start(const struct p9_export *exports, unsigned n, p9_worker_enter_fn enter,
-		    void *userdata, struct p9_worker **ret, struct p9_export_result *results);
+int p9_worker_start(const struct p9_export *exports, unsigned n, char *const *exec_argv,
+		    p9_worker_enter_fn enter, void *userdata, struct p9_worker **ret,
+		    struct p9_export_result *results);
+/*
+ * In the program exec'd with exec_argv: serve the n exports for the VMM parent (whose pid the
+ * program got in its argv). Never returns.
+ */
+_Noreturn void p9_worker_main_exec(pid_t parent, const struct p9_export *exports, unsigned n,
+				   p9_worker_enter_fn enter, void *userdata);
 /* Close the socket and reap the worker. */
 struct p9_worker *p9_worker_free(struct p9_worker *w);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct p9_worker *, p9_worker_free)
 pid_t p9_worker_pid(const struct p9_worker *w);
+/* Its socket, for an event loop to watch for EPOLLRDHUP: the worker went away. */
+int p9_worker_fd(const struct p9_worker *w);
+/* Called once, from the failing call's thread, when a call finds the worker gone. */
+void p9_worker_on_gone(struct p9_worker *w, void (*fn)(void *userdata), void *userdata);
 
 /* Export i's request and reply areas, P9_MSIZE_MAX bytes each (whole pages), in the shared
  * mapping: the caller writes the request into the first and reads the reply from the second. */

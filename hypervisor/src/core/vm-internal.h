@@ -109,12 +109,15 @@ int vm_error_set(struct vm_error *reterr, int status, int err, const char *fmt, 
 /* vm-sandbox.c: the process part, before any vCPU thread exists; then each thread's part. */
 int vm_sandbox_enter(struct vm *vm);
 int vm_sandbox_enter_thread(struct vm *vm, bool vcpu);
-/* In the 9p worker, its exports open (p9_worker_enter_fn, userdata the vm): its sandbox. */
+/* In the 9p worker, its exports open (p9_worker_enter_fn, userdata its const struct
+ * vm_config): its sandbox. */
 int vm_sandbox_enter_9p(void *userdata);
 
 /* vm-9p.c: start the 9p worker (with the sandbox, when there are shares); stop it. */
 int vm_9p_worker_setup(struct vm *vm, struct vm_error *reterr);
 void vm_9p_worker_free(struct vm *vm);
+/* The worker went away (userdata the vm): the VM stops with a failure. */
+void vm_9p_worker_gone(void *userdata);
 
 /* memory.c */
 int vm_memory_setup(struct vm *vm, struct vm_error *reterr);

@@ -54,23 +54,22 @@ int vm_sandbox_enter(struct vm *vm)
 
 int vm_sandbox_enter_9p(void *userdata)
 {
-	const struct vm *vm = userdata;
+	const struct vm_config *vc = userdata;
 	struct sandbox_config cfg = {
-		.action = vm->cfg.seccomp == VM_SECCOMP_LOG ? SANDBOX_ACTION_LOG
-							    : SANDBOX_ACTION_KILL,
+		.action = vc->seccomp == VM_SECCOMP_LOG ? SANDBOX_ACTION_LOG : SANDBOX_ACTION_KILL,
 		.keep_fd = -1,
-		.chroot_dir = vm->cfg.sandbox_root,
+		.chroot_dir = vc->sandbox_root,
 		.threads = 1u << SANDBOX_THREAD_9P,
 	};
 	struct sandbox *sb = NULL;
 	bool any_rw = false, any_ro = false;
 	int r;
 
-	if (vm_seccomp_to_string(vm->cfg.seccomp) == NULL)
+	if (vm_seccomp_to_string(vc->seccomp) == NULL)
 		return -EINVAL;
-	for (unsigned i = 0; i < vm->cfg.n_shares; i++) {
-		any_ro |= vm->cfg.shares[i].read_only;
-		any_rw |= !vm->cfg.shares[i].read_only;
+	for (unsigned i = 0; i < vc->n_shares; i++) {
+		any_ro |= vc->shares[i].read_only;
+		any_rw |= !vc->shares[i].read_only;
 	}
 	cfg.vmm_caps = sandbox_caps_for_9p(any_rw, any_ro);
 	r = sandbox_new(&cfg, &sb);

@@ -117,6 +117,8 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	    "vsock: handshake and connection timeouts; 9p: the idle-trim timer; the zero sweep"),
 	/* the 9p worker (docs/9p.md "The worker") */
 	ANY(wait4, "9p: reap the worker at teardown"),
+	ANY(poll, "9p: wait up to a second for the worker to exit at teardown (its pidfd)"),
+	ANY(ppoll, "poll on libcs that use it"),
 	ANY(unlinkat, "vsock: remove UDS_PATH at teardown"),
 	ANY(pread64,
 	    "kernel page sharing: the map and the slots; page merging: /proc/self/pagemap"),
@@ -199,6 +201,7 @@ static const struct sandbox_rule sandbox_rules_9p[] = {
 	ANY(brk, "malloc in the main arena"),
 	/* signals, time, the end */
 	ANY(rt_sigreturn, "return from a signal handler"),
+	ANY(rt_sigprocmask, "abort() and raise() block signals before tgkill"),
 	ANY(restart_syscall, "a syscall interrupted by a signal"),
 	ANY(clock_gettime, "log timestamps when the vDSO is not used"),
 	ANY(getpid, "abort()"),

@@ -181,7 +181,7 @@ int main(int argc, char **argv)
 		in.req = malloc(P9_MSIZE_MAX);
 		in.resp = malloc(P9_MSIZE_MAX);
 		if (!in.req || !in.resp || p9_server_new(dir, false, &in.srv) < 0 ||
-		    p9_worker_start(&e, 1, NULL, NULL, &wk.w, &res) < 0 || res.error < 0) {
+		    p9_worker_start(&e, 1, NULL, NULL, NULL, &wk.w, &res) < 0 || res.error < 0) {
 			fprintf(stderr, "bench-9p-worker-cost: setup failed\n");
 			return 1;
 		}

@@ -211,6 +211,53 @@ static void assert_worker_sandboxed(pid_t worker, unsigned long long caps)
 		      ts[0].cap_amb, ts[0].cap_bnd);
 }
 
+/* The first line of /proc/PID/maps naming what (its address range), into buf. */
+static void maps_line(pid_t pid, const char *what, char *buf, size_t size)
+{
+	char path[64], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
+	f = fopen(path, "re");
+	ck_assert_ptr_nonnull(f);
+	buf[0] = '\0';
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, what)) {
+			snprintf(buf, size, "%.*s", (int) strcspn(line, " "), line);
+			break;
+		}
+	fclose(f);
+	ck_assert_msg(buf[0], "%d has no %s mapping", (int) pid, what);
+}
+
+/* The worker is cc-vmm exec'd again (cc-vmm-9p --9p-worker=VMM ...): its own address layout,
+ * so that what a compromised VMM knows of its own says nothing of the worker's. */
+static void assert_worker_execed(pid_t vmm, pid_t worker)
+{
+	char path[64], exe[4200], want[64], cmdline[256], a[128], b[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int) worker);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	ck_assert_int_gt(n, 0);
+	exe[n] = '\0';
+	ck_assert_str_eq(exe, vmm_binary());
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int) worker);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, cmdline, sizeof(cmdline) - 1);
+	close(fd);
+	ck_assert_int_gt(n, 0);
+	cmdline[n] = '\0';
+	snprintf(want, sizeof(want), "--9p-worker=%d", (int) vmm);
+	ck_assert_str_eq(cmdline, "cc-vmm-9p");
+	ck_assert_str_eq(cmdline + strlen(cmdline) + 1, want);
+	maps_line(vmm, "[stack]", a, sizeof(a));
+	maps_line(worker, "[stack]", b, sizeof(b));
+	ck_assert_msg(strcmp(a, b) != 0, "the worker's stack is where the VMM's is: %s", a);
+}
+
 /* A --9p share: the VMM keeps no capability and no fd on it; the worker exactly the 9p set. */
 static void check_9p_caps(bool ro, unsigned long long caps)
 {
@@ -228,6 +275,7 @@ static void check_9p_caps(bool ro, unsigned long long caps)
 	ck_assert_int_eq(vmm_count_fds(p.pid, dir), 0);
 	worker = vmm_9p_worker(p.pid);
 	assert_worker_sandboxed(worker, caps);
+	assert_worker_execed(p.pid, worker);
 	ck_assert_int_gt(vmm_count_fds(worker, dir), 0);
 	stop_vmm(&p, &res);
 	ck_assert_str_eq(res.err, "");
@@ -402,6 +450,32 @@ START_TEST(test_forbidden_syscall_logged)
 }
 END_TEST
 
+/* A worker killed under a running VM (SIGTERM to a process group does not: it ignores it) ends
+ * the VM at once with a failure and a message, not a guest whose file systems answer EIO. */
+START_TEST(test_worker_death_stops_the_vm)
+{
+	_cleanup_free_ char *dir = cctest_mkdtemp();
+	char spec[4300];
+	const char *extra[] = {"--9p", spec, NULL};
+	struct vmm_proc p;
+	struct vmm_result res;
+	pid_t worker;
+
+	vmm_require_kvm();
+	snprintf(spec, sizeof(spec), "share:%s", dir);
+	spawn_idle(extra, 2, &p, &res);
+	worker = vmm_9p_worker(p.pid);
+	ck_assert_int_eq(kill(worker, SIGTERM), 0);
+	(void) usleep(100 * 1000);
+	ck_assert_int_eq(kill(worker, 0), 0);
+	ck_assert_int_eq(kill(worker, SIGKILL), 0);
+	vmm_finish(&p, TIMEOUT_MS, &res);
+	ck_assert_int_eq(res.status, VMM_EXIT_FAILURE);
+	ck_assert_msg(strstr(res.err, "the 9p worker is gone"), "%s", res.err);
+	cctest_rm_rf(dir);
+}
+END_TEST
+
 /* A forbidden syscall in the 9p worker ends the worker (SIGSYS) and so the VM, with a message. */
 START_TEST(test_forbidden_syscall_in_9p_worker)
 {
@@ -559,6 +633,7 @@ static Suite *sandbox_suite(void)
 	tcase_add_loop_test(tc, test_forbidden_syscall_kills, 0, 2);
 	tcase_add_loop_test(tc, test_forbidden_syscall_logged, 0, 2);
 	tcase_add_test(tc, test_forbidden_syscall_in_9p_worker);
+	tcase_add_test(tc, test_worker_death_stops_the_vm);
 	tcase_add_test(tc, test_bad_options);
 	tcase_add_test(tc, test_kvm_fd);
 	tcase_add_test(tc, test_escape_selftest_finds_a_way_out);

@@ -23,7 +23,7 @@ static void p9c_init_common(struct p9c *c, bool read_only, bool attach, bool wor
 		struct p9_export e = {.dir = c->dir, .read_only = read_only};
 		struct p9_export_result res;
 
-		ASSERT_OK(p9_worker_start(&e, 1, enter, NULL, &c->worker, &res));
+		ASSERT_OK(p9_worker_start(&e, 1, NULL, enter, NULL, &c->worker, &res));
 		ASSERT_OK(res.error);
 	} else {
 		ASSERT_OK(p9_server_new(c->dir, read_only, &c->srv));

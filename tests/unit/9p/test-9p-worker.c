@@ -149,6 +149,11 @@ START_TEST(test_reset_forgets_fids)
 	ASSERT_ERRNO(p9c_clunk(&c, 1), EPROTO);
 	ASSERT_OK(p9c_version(&c, 65536, "9P2000.L", NULL, NULL, 0));
 	ASSERT_ERRNO(p9c_clunk(&c, 1), EBADF);
+	/* A reset alone (what the device sends from its event loop): no reply, the fids gone. */
+	ASSERT_OK(p9c_attach(&c, 0, 0));
+	ASSERT_OK(p9c_walk1(&c, 0, 1, ""));
+	ck_assert_int_eq(p9_worker_call(c.worker, 0, true, 0, P9_MSIZE_MIN), 0);
+	ASSERT_ERRNO(p9c_clunk(&c, 1), EPROTO);
 	p9c_done(&c);
 }
 END_TEST
@@ -180,7 +185,7 @@ START_TEST(test_reports_each_export)
 	e[0] = (struct p9_export){.dir = dir, .hostvol_root = true};
 	e[1] = (struct p9_export){.dir = missing};
 	e[2] = (struct p9_export){.dir = dir, .hostvols = hv, .n_hostvols = 2};
-	ASSERT_OK(p9_worker_start(e, 3, NULL, NULL, &w, res));
+	ASSERT_OK(p9_worker_start(e, 3, NULL, NULL, NULL, &w, res));
 	ck_assert_int_eq(res[0].error, 0);
 	ck_assert_int_eq(res[1].error, -ENOENT);
 	ck_assert_int_eq(res[1].hostvol, P9_EXPORT_HOSTVOL_DIR);
@@ -204,7 +209,7 @@ START_TEST(test_sandbox_failure_is_reported)
 	struct p9_export_result res;
 	struct p9_worker *w = NULL;
 
-	ASSERT_ERRNO(p9_worker_start(&e, 1, enter_fails, NULL, &w, &res), EPERM);
+	ASSERT_ERRNO(p9_worker_start(&e, 1, NULL, enter_fails, NULL, &w, &res), EPERM);
 	ck_assert_ptr_null(w);
 	/* and reaped: no child is left */
 	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
@@ -252,7 +257,7 @@ START_TEST(test_inherits_no_fd)
 	fa = open(a, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	fb = open(b, O_RDWR | O_CREAT, 0600);
 	ck_assert(fa >= 0 && fb >= 0);
-	ASSERT_OK(p9_worker_start(&e, 1, NULL, NULL, &w, &res));
+	ASSERT_OK(p9_worker_start(&e, 1, NULL, NULL, NULL, &w, &res));
 	ASSERT_OK(res.error);
 	ck_assert(holds(p9_worker_pid(w), dir));
 	ck_assert(!holds(p9_worker_pid(w), a));
@@ -295,7 +300,7 @@ START_TEST(test_vmm_cannot_borrow_its_capabilities)
 	int status;
 
 	cctest_require_privileged(0);
-	ASSERT_OK(p9_worker_start(&e, 1, NULL, NULL, &w, &res));
+	ASSERT_OK(p9_worker_start(&e, 1, NULL, NULL, NULL, &w, &res));
 	child = fork();
 	ck_assert_int_ge(child, 0);
 	if (child == 0)
@@ -415,6 +420,64 @@ START_TEST(test_gone_worker_fails_every_call)
 }
 END_TEST
 
+static void count_gone(void *userdata)
+{
+	(*(int *) userdata)++;
+}
+
+/* Terminal and process-group signals are the VMM's business; a worker that does go away is
+ * reported once. */
+START_TEST(test_signals_and_gone_callback)
+{
+	struct p9c c;
+	int gone = 0;
+
+	p9c_init_worker(&c, false, true, NULL);
+	p9_worker_on_gone(c.worker, count_gone, &gone);
+	ck_assert_int_eq(kill(p9_worker_pid(c.worker), SIGTERM), 0);
+	ck_assert_int_eq(kill(p9_worker_pid(c.worker), SIGINT), 0);
+	ck_assert_int_eq(kill(p9_worker_pid(c.worker), SIGHUP), 0);
+	ASSERT_OK(p9c_walk1(&c, 0, 1, ""));
+	ck_assert_int_eq(gone, 0);
+	ck_assert_int_eq(kill(p9_worker_pid(c.worker), SIGKILL), 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(p9_worker_call(c.worker, 0, false, 7, 64), -EPIPE);
+	ck_assert_int_eq(gone, 1);
+	p9c_done(&c);
+}
+END_TEST
+
+/* The exec'd worker (as cc-vmm runs it): this test program again, with --9p-test-worker. */
+START_TEST(test_exec_worker)
+{
+	_cleanup_free_ char *dir = cctest_mkdtemp();
+	char parent[32], self[4200], exe[4200], path[64];
+	char *argv[] = {"test-9p-worker", "--9p-test-worker", parent, dir, NULL};
+	struct p9_export_result res;
+	struct p9_worker *w = NULL;
+	ssize_t n;
+
+	snprintf(parent, sizeof(parent), "%d", (int) getpid());
+	ASSERT_OK(p9_worker_start(NULL, 1, argv, NULL, NULL, &w, &res));
+	ASSERT_OK(res.error);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ck_assert_int_gt(n, 0);
+	self[n] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int) p9_worker_pid(w));
+	n = readlink(path, exe, sizeof(exe) - 1);
+	ck_assert_int_gt(n, 0);
+	exe[n] = '\0';
+	ck_assert_str_eq(exe, self);
+	ck_assert(holds(p9_worker_pid(w), dir));
+	p9_worker_free(w);
+	/* An exec that fails is a worker that never said hello. */
+	argv[0] = "test-9p-worker";
+	argv[1] = "--no-such-mode";
+	ASSERT_ERRNO(p9_worker_start(NULL, 1, argv, NULL, NULL, &w, &res), ECHILD);
+	cctest_rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_ends_with_the_vmm)
 {
 	_cleanup_free_ char *dir = cctest_mkdtemp();
@@ -430,7 +493,7 @@ START_TEST(test_ends_with_the_vmm)
 		struct p9_worker *w = NULL;
 		pid_t pid;
 
-		if (p9_worker_start(&e, 1, NULL, NULL, &w, &res) < 0)
+		if (p9_worker_start(&e, 1, NULL, NULL, NULL, &w, &res) < 0)
 			_exit(1);
 		pid = p9_worker_pid(w);
 		if (write(pfd[1], &pid, sizeof(pid)) != sizeof(pid))
@@ -465,13 +528,23 @@ static Suite *p9_worker_suite(void)
 	tcase_add_test(tc, test_vmm_cannot_borrow_its_capabilities);
 	tcase_add_test(tc, test_refuses_bad_messages);
 	tcase_add_test(tc, test_gone_worker_fails_every_call);
+	tcase_add_test(tc, test_signals_and_gone_callback);
+	tcase_add_test(tc, test_exec_worker);
 	tcase_add_test(tc, test_ends_with_the_vmm);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	/* test_exec_worker's worker: --9p-test-worker PARENT DIR */
+	if (argc == 4 && strcmp(argv[1], "--9p-test-worker") == 0) {
+		struct p9_export e = {.dir = argv[3]};
+
+		p9_worker_main_exec((pid_t) atoi(argv[2]), &e, 1, NULL, NULL);
+	}
+	if (argc > 1)
+		return 2;
 	return cctest_run_suite(p9_worker_suite());
 }
