@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <ftw.h>
 #include <sched.h>
 #include <stdint.h>
@@ -87,15 +90,49 @@ int cctest_rm_rf(const char *path)
 	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0 ? -1 : 0;
 }
 
+/* Where a forked test records that it skipped (cctest_skip()), and the runner's pid. */
+static char cctest_skip_marker[64];
+static pid_t cctest_runner;
+
 int cctest_run_suite(Suite *s)
 {
 	SRunner *sr = srunner_create(s);
+	bool skipped;
 	int failed;
 
+	cctest_runner = getpid();
+	(void) snprintf(cctest_skip_marker, sizeof(cctest_skip_marker), "/tmp/cctest-skip.%d",
+			(int) cctest_runner);
+	(void) unlink(cctest_skip_marker);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	skipped = unlink(cctest_skip_marker) == 0;
+	if (failed)
+		return EXIT_FAILURE;
+	return skipped ? 77 : EXIT_SUCCESS;
+}
+
+void cctest_skip(const char *fmt, ...)
+{
+	va_list ap;
+	int fd;
+
+	fputs("skipped: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	/* Before the suite runs, or with CK_FORK=no: the program itself is the test. */
+	if (cctest_runner == 0 || getpid() == cctest_runner)
+		exit(77);
+	fd = open(cctest_skip_marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "cannot record the skip in %s: %m\n", cctest_skip_marker);
+		_exit(1);
+	}
+	(void) close(fd);
+	_exit(0);
 }
 
 void cctest_require_privileged(int ns_flags)
@@ -103,17 +140,13 @@ void cctest_require_privileged(int ns_flags)
 	pid_t pid;
 	int st;
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "skipped: needs root\n");
-		exit(77);
-	}
+	if (geteuid() != 0)
+		cctest_skip("needs root");
 	pid = fork();
 	if (pid == 0)
 		_exit(unshare(ns_flags) == 0 ? 0 : 1);
-	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "skipped: cannot create namespaces (unshare 0x%x)\n", ns_flags);
-		exit(77);
-	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		cctest_skip("cannot create namespaces (unshare 0x%x)", ns_flags);
 }
 
 unsigned cctest_count_mappings(const void *lo, const void *hi, const char *needle)

@@ -39,8 +39,16 @@ void cctest_write_at(const char *dir, const char *rel, const char *s);
 const char *cctest_read_at(const char *dir, const char *rel);
 
 /*
- * For suites that need root and new namespaces (CLONE_NEW* flags): exits 77 (skipped), with
- * the reason on stderr, when this process is not root or cannot create them.
+ * This test cannot run here (a tool, a kernel feature or a privilege is missing): says why on
+ * stderr and ends the test. The program then exits 77, CTest's "skipped" (unless another test
+ * failed), never 0: ci/test fails a skipped test in CI. Works in main() before the suite and
+ * inside a test.
+ */
+_Noreturn void cctest_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * For suites that need root and new namespaces (CLONE_NEW* flags): skipped (cctest_skip()) when
+ * this process is not root or cannot create them.
  */
 void cctest_require_privileged(int ns_flags);
 

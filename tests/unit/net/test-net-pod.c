@@ -625,10 +625,8 @@ START_TEST(test_guest_traffic)
 	struct ccnet_pod pod;
 	struct pod_env e;
 
-	if (system("ip -V >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "no iproute2: guest traffic not exercised\n");
-		return;
-	}
+	if (system("ip -V >/dev/null 2>&1") != 0)
+		cctest_skip("no iproute2: guest traffic not exercised");
 	pod_env_init(&e);
 	ASSERT_OK(ccnet_select("default", NULL, &sel, &err));
 	pod_setup_ok(&e, &sel, ports, 1, firewall, &pod);
@@ -695,10 +693,8 @@ START_TEST(test_guest_traffic6)
 	struct ccnet_pod pod;
 	struct pod_env e;
 
-	if (system("ip -V >/dev/null 2>&1") != 0 || !portfwd_iptables(AF_INET6)) {
-		fprintf(stderr, "no iproute2 or ip6tables: IPv6 traffic not exercised\n");
-		return;
-	}
+	if (system("ip -V >/dev/null 2>&1") != 0 || !portfwd_iptables(AF_INET6))
+		cctest_skip("no iproute2 or ip6tables: IPv6 traffic not exercised");
 	pod_env_init(&e);
 	ASSERT_OK(ccnet_select("dual", (const char *const[]){e.conf_dir, NULL}, &sel, &err));
 	pod_setup_ok(&e, &sel, ports, 2, firewall, &pod);
@@ -769,10 +765,8 @@ START_TEST(test_restricted_traffic)
 	struct ccnet_pod pod;
 	struct pod_env e;
 
-	if (system("ip -V >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "no iproute2: guest traffic not exercised\n");
-		return;
-	}
+	if (system("ip -V >/dev/null 2>&1") != 0)
+		cctest_skip("no iproute2: guest traffic not exercised");
 	pod_env_init(&e);
 	ASSERT_OK(ccnet_select("default-restricted", NULL, &sel, &err));
 	{

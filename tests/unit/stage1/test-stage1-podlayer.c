@@ -393,10 +393,8 @@ START_TEST(test_units_pass_systemd_analyze_verify)
 	char cmd[8192], path[1024];
 	int r;
 
-	if (access("/usr/bin/systemd-analyze", X_OK) < 0) {
-		fprintf(stderr, "systemd-analyze not installed: unit verification not run\n");
-		return;
-	}
+	if (access("/usr/bin/systemd-analyze", X_OK) < 0)
+		cctest_skip("systemd-analyze not installed: unit verification not run");
 	ck_assert_int_eq(write_layer(pm,
 				     "--net=none --dns-conf-mode=resolv=stage0,hosts=stage0 " UUID,
 				     NULL, &w, &err),
