@@ -15,7 +15,7 @@
 #include <sys/types.h>
 
 #include "vmm/exit.h"
-#include "vmm/limits.h"
+#include "cc/vm-limits.h"
 
 #define VM_MIN_MEM_MIB	       16
 #define VM_MAX_MEM_MIB	       (256u * 1024)

@@ -8,7 +8,7 @@
  *            of the apps' resource/memory limits (apps without one add nothing);
  *   vCPUs  = ceil(pod resource/cpu limit) when set, else ceil(sum of the apps' cpu limits),
  *            1 when there is none; at most host_cpus and VM_MAX_CPUS (cc-vmm's limit,
- *            vmm/limits.h).
+ *            cc/vm-limits.h).
  * A request larger than the host or cc-vmm (memory over host_mem_mib, vCPUs over host_cpus
  * or VM_MAX_CPUS) is capped with a warning naming the cap.
  */
@@ -18,7 +18,7 @@
 #include "manifest/image-manifest.h"
 #include "manifest/pod-manifest.h"
 #include "stage1/error.h"
-#include "vmm/limits.h"
+#include "cc/vm-limits.h"
 
 #define VM_SIZE_OVERHEAD_MIB 128u
 #define VM_SIZE_MIN_MIB	     128u
