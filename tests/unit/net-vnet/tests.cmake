@@ -4,5 +4,5 @@
 cc_add_check_test(NAME test-vnet-tx-signal LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-vnet-tx-signal.c
           ${CMAKE_SOURCE_DIR}/tests/unit/devices/devtest.c
-  LIBS vmm)
+  LIBS vmm-internal)
 target_include_directories(test-vnet-tx-signal PRIVATE ${CMAKE_SOURCE_DIR}/tests/unit/devices)

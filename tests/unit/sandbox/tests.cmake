@@ -3,4 +3,4 @@
 # filters they build (loaded in forked children), capabilities, inherited fds.
 cc_add_check_test(NAME test-sandbox LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-sandbox.c
-  LIBS vmm)
+  LIBS vmm-internal)
