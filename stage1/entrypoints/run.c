@@ -27,7 +27,7 @@
 #include "pod-load.h"
 #include "pod-paths.h"
 #include "pod-resources.h"
-#include "rm-rf.h"
+#include "cc/rm-rf.h"
 #include "run-bound.h"
 #include "run-net.h"
 #include "run-prepare.h"

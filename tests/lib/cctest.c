@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
-#include <ftw.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "cc/fileio.h"
+#include "cc/rm-rf.h"
 #include "cctest.h"
 
 const char *cctest_source_dir(void)
@@ -77,17 +77,9 @@ const char *cctest_read_at(const char *dir, const char *rel)
 	return last;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void) st;
-	(void) flag;
-	(void) ftw;
-	return remove(path) < 0 ? -1 : 0;
-}
-
 int cctest_rm_rf(const char *path)
 {
-	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0 ? -1 : 0;
+	return rm_rf(path) < 0 ? -1 : 0;
 }
 
 /* Where a forked test records that it skipped (cctest_skip()), and the runner's pid. */

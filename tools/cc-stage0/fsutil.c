@@ -2,7 +2,6 @@
 /* File-system helpers: directories, files, overlay mounts and their removal. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,27 +42,6 @@ int write_file(const char *path, const char *s, mode_t mode)
 	if (fchmod(fd, mode) < 0)
 		return -errno;
 	return loop_write(fd, s, strlen(s));
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void) st;
-	(void) flag;
-	(void) ftw;
-	if (remove(path) < 0 && errno != ENOENT)
-		return -errno;
-	return 0;
-}
-
-int rm_rf(const char *path)
-{
-	int r;
-
-	/* FTW_MOUNT: never into another file system, so a leftover mount is not emptied. */
-	r = nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-	if (r < 0)
-		return errno == ENOENT ? 0 : -errno;
-	return r;
 }
 
 /* Undo mountinfo's octal escapes (\040 for a space) in place. */

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "cc/rm-rf.h"
+
 #define streq(a, b) (strcmp((a), (b)) == 0)
 
 #define STAGE0_EXIT_ERROR 254 /* rkt's exit status for its own errors */
@@ -92,7 +94,6 @@ int podgen_app_name(const char *manifest_json, size_t len, char **ret);
 /* fsutil.c */
 int mkdir_p(const char *path, mode_t mode);
 int write_file(const char *path, const char *s, mode_t mode);
-int rm_rf(const char *path);
 int umount_under(const char *path);
 int mount_overlay(const char *target, const char *lower, const char *upper, const char *work);
 int copy_tree(const char *from, const char *to);

@@ -10,3 +10,7 @@ cc_add_check_test(NAME test-common-beneath LABEL unit TIMEOUT 60
 cc_add_check_test(NAME test-common-beneath-noproc LABEL unit TIMEOUT 60
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-beneath-noproc.c
   LIBS cccommon)
+# cc/rm-rf.h: trees, symlinks, mount points (root and a mount namespace for the last).
+cc_add_check_test(NAME test-common-rm-rf LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-rm-rf.c
+  LIBS cccommon)

@@ -2,12 +2,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cc/cleanup.h"
-#include "rm-rf.h"
+#include "cc/rm-rf.h"
 
 #define RM_RF_DEPTH_MAX 256
 
@@ -71,4 +72,34 @@ int rm_rf_at(int dir_fd, const char *name)
 	if (fstat(dir_fd, &st) < 0)
 		return -errno;
 	return rm_entry(dir_fd, name, st.st_dev, 0);
+}
+
+int rm_rf(const char *path)
+{
+	_cleanup_free_ char *copy = strdup(path ? path : "");
+	_cleanup_close_ int parent_fd = -1;
+	char *slash, *name;
+	size_t len;
+
+	if (!copy)
+		return -ENOMEM;
+	len = strlen(copy);
+	while (len > 1 && copy[len - 1] == '/')
+		copy[--len] = '\0';
+	if (len == 0 || strcmp(copy, "/") == 0)
+		return -EINVAL;
+	slash = strrchr(copy, '/');
+	if (slash) {
+		*slash = '\0';
+		name = slash + 1;
+		parent_fd = open(slash == copy ? "/" : copy, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		name = copy;
+		parent_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (parent_fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return -EINVAL;
+	return rm_rf_at(parent_fd, name);
 }

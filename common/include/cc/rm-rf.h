@@ -7,3 +7,5 @@
  * name is success.
  */
 int rm_rf_at(int dir_fd, const char *name);
+/* The same for a path: its last component beneath its parent directory. */
+int rm_rf(const char *path);
