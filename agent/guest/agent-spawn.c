@@ -25,6 +25,7 @@
 #include "agent.h"
 #include "cc/cleanup.h"
 #include "cc/fileio.h"
+#include "cc/spawn.h"
 #include "enter-config.h"
 #include "enter-run.h"
 
@@ -194,57 +195,26 @@ static void spawn_stdio_paths(struct spawn_ctx *s, const struct agent_child *c)
  */
 static int spawn_systemd_run(struct spawn_ctx *s, char **ret_err)
 {
-	_cleanup_close_ int rfd = -EBADF, wfd = -EBADF;
-	char buf[512];
-	size_t n = 0;
-	int fds[2], status;
-	pid_t pid;
+	struct spawn_req req = {
+		.path = s->run_argv[0],
+		.argv = s->run_argv,
+		.out_max = 64 * 1024,
+		.err = SPAWN_STDERR_CAPTURE, /* its first line is the message */
+	};
+	_cleanup_free_ char *err = NULL;
+	int r, status;
 
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -errno;
-	rfd = fds[0];
-	wfd = fds[1];
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-		sigset_t all;
-
-		sigemptyset(&all);
-		(void) sigprocmask(SIG_SETMASK, &all, NULL);
-		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(wfd, 2) < 0)
-			_exit(AGENT_CODE_SETUP);
-		execv(s->run_argv[0], s->run_argv);
-		dprintf(2, "cannot execute %s: %s\n", s->run_argv[0], strerror(errno));
-		_exit(AGENT_CODE_SETUP);
-	}
-	wfd = safe_close(wfd);
-	for (;;) {
-		ssize_t k = read(rfd, buf + n, sizeof(buf) - 1 - n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		n += (size_t) k;
-		if (n == sizeof(buf) - 1) {
-			char sink[256];
-
-			while (read(rfd, sink, sizeof(sink)) > 0)
-				;
-			break;
-		}
-	}
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
+	r = spawn_run(&req, &status, &err, NULL);
+	if (r < 0)
+		return r;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
-	*ret_err = strdup(buf[0] ? buf : "systemd-run failed");
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	err[strcspn(err, "\n")] = '\0';
+	if (!err[0] && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		*ret_err = strdup("cannot execute it");
+	else
+		*ret_err = strdup(err[0] ? err : "systemd-run failed");
+	return spawn_exit_code(status);
 }
 
 /* MainPID of the unit, 0 when it has none (its command already ended). */

@@ -10,7 +10,7 @@
 #include "cc/cleanup.h"
 #include "cni-exec.h"
 #include "cni-result.h"
-#include "spawn.h"
+#include "cc/spawn.h"
 
 extern char **environ;
 

@@ -14,7 +14,7 @@
 
 #include "cc/cleanup.h"
 #include "portfwd.h"
-#include "spawn.h"
+#include "cc/spawn.h"
 
 #define NFT_TIMEOUT_MS 30000
 

@@ -11,7 +11,7 @@
 #include "cc/cleanup.h"
 #include "cc/fileio.h"
 #include "portfwd.h"
-#include "spawn.h"
+#include "cc/spawn.h"
 
 #define IPT_TIMEOUT_MS 30000
 #define IPT_ARGS_MAX   40

@@ -14,3 +14,7 @@ cc_add_check_test(NAME test-common-beneath-noproc LABEL unit TIMEOUT 60
 cc_add_check_test(NAME test-common-rm-rf LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-rm-rf.c
   LIBS cccommon)
+# cc/spawn.h: output, stdin, stderr modes, limits, timeouts, PATH, exec failure, fds.
+cc_add_check_test(NAME test-common-spawn LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-spawn.c
+  LIBS cccommon)

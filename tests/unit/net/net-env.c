@@ -17,7 +17,7 @@
 #include "cctest.h"
 #include "net-env.h"
 #include "portfwd.h"
-#include "spawn.h"
+#include "cc/spawn.h"
 
 void net_env_require(void)
 {

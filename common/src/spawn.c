@@ -12,8 +12,9 @@
 #include <unistd.h>
 
 #include "cc/cleanup.h"
+#include "cc/macro.h"
+#include "cc/spawn.h"
 #include "cc/time-util.h"
-#include "spawn.h"
 
 extern char **environ;
 
@@ -27,18 +28,37 @@ _noreturn_ static void child_exec(const struct spawn_req *req, int in_fd, int ou
 	(void) sigprocmask(SIG_SETMASK, &all, NULL);
 	for (int s = 1; s < NSIG; s++)
 		(void) sigaction(s, &sa, NULL);
-	if (dup2(in_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0)
+	if (dup2(in_fd, STDIN_FILENO) < 0)
 		_exit(127);
+	if (req->err == SPAWN_STDERR_CAPTURE) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (null < 0 || dup2(out_fd, STDERR_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0)
+			_exit(127);
+	} else {
+		if (dup2(out_fd, STDOUT_FILENO) < 0)
+			_exit(127);
+		if (req->err == SPAWN_STDERR_NULL) {
+			int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+			if (null < 0 || dup2(null, STDERR_FILENO) < 0)
+				_exit(127);
+		}
+	}
 	if (syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
 		for (int fd = 3; fd < 65536; fd++)
 			(void) close(fd);
-	execve(req->path, req->argv, req->envp ? req->envp : environ);
+	if (req->search_path)
+		execvpe(req->path, req->argv, req->envp ? req->envp : environ);
+	else
+		execve(req->path, req->argv, req->envp ? req->envp : environ);
 	_exit(127);
 }
 
 struct io_state {
 	int in_fd, out_fd, pid_fd;
 	size_t in_off;
+	bool keep; /* the caller wants the output; else it is read and dropped */
 	char *out;
 	size_t out_len, out_cap;
 	int out_eof, exited;
@@ -48,6 +68,19 @@ static int out_read(const struct spawn_req *req, struct io_state *st)
 {
 	for (;;) {
 		ssize_t n;
+
+		if (!st->keep) {
+			char sink[4096];
+
+			n = read(st->out_fd, sink, sizeof(sink));
+			if (n < 0)
+				return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+			if (n == 0) {
+				st->out_eof = 1;
+				return 0;
+			}
+			continue;
+		}
 
 		if (st->out_cap - st->out_len < 4096) {
 			size_t ncap = st->out_cap ? st->out_cap * 2 : 8192;
@@ -90,7 +123,7 @@ static int in_write(const struct spawn_req *req, struct io_state *st)
 
 static int io_loop(const struct spawn_req *req, struct io_state *st)
 {
-	int64_t deadline = now_monotonic_ms() + req->timeout_ms;
+	int64_t deadline = req->timeout_ms > 0 ? now_monotonic_ms() + req->timeout_ms : INT64_MAX;
 
 	while (!st->exited) {
 		struct pollfd p[3] = {
@@ -98,7 +131,7 @@ static int io_loop(const struct spawn_req *req, struct io_state *st)
 			{.fd = st->out_eof ? -1 : st->out_fd, .events = POLLIN},
 			{.fd = st->in_fd, .events = POLLOUT},
 		};
-		int64_t left = deadline - now_monotonic_ms();
+		int64_t left = deadline == INT64_MAX ? 1000 : deadline - now_monotonic_ms();
 		int r;
 
 		if (left <= 0)
@@ -127,7 +160,7 @@ int spawn_run(const struct spawn_req *req, int *ret_status, char **ret_out, size
 {
 	_cleanup_close_ int out_r = -1, out_w = -1, pid_fd = -1;
 	int in_sp[2] = {-1, -1}, out_p[2], status = 0, r;
-	struct io_state st = {.in_fd = -1};
+	struct io_state st = {.in_fd = -1, .keep = ret_out != NULL};
 	pid_t pid;
 
 	if (pipe2(out_p, O_CLOEXEC) < 0)
@@ -188,4 +221,11 @@ kill:
 	(void) kill(pid, SIGKILL);
 	(void) waitpid(pid, NULL, 0);
 	return r;
+}
+
+int spawn_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 255;
 }
