@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The virtio-9p glue: chains in fake guest memory through queue_notify. */
 #include <check.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <errno.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -9,6 +11,7 @@
 
 #include "9p/9p-dev.h"
 #include "9p/9p-pdu.h"
+#include "9p/9p-worker.h"
 #include "cctest.h"
 #include "core/evloop.h"
 #include "core/gmem.h"
@@ -116,6 +119,53 @@ static uint32_t put_version(uint32_t msize)
 	ck_assert_int_gt(len, 0);
 	ASSERT_OK(gmem_write(&gm, REQ_GPA, buf, (size_t) len));
 	return (uint32_t) len;
+}
+
+/* Send one request built in o (its body) as type, tag; returns the reply's type. */
+static uint8_t send_msg(struct p9_out *o, uint8_t *buf, uint8_t type, uint16_t tag, uint16_t head)
+{
+	uint8_t rbuf[64], rtype;
+	uint16_t rtag, used = used_idx();
+	struct p9_in in;
+	int len = p9_out_finish(o, type, tag);
+
+	ck_assert_int_gt(len, 0);
+	ASSERT_OK(gmem_write(&gm, REQ_GPA, buf, (size_t) len));
+	desc_set(head, REQ_GPA, (uint32_t) len, 1, (uint16_t) (head + 1));
+	desc_set(head + 1, RESP_GPA, 8192, 2, 0);
+	kick(head);
+	ck_assert_uint_eq(used_idx(), (uint16_t) (used + 1));
+	ck_assert_uint_le(used_len(used), sizeof(rbuf));
+	ASSERT_OK(gmem_read(&gm, RESP_GPA, rbuf, used_len(used)));
+	p9_in_init(&in, rbuf, used_len(used));
+	ASSERT_OK(p9_get_header(&in, &rtype, &rtag));
+	ck_assert_uint_eq(rtag, tag);
+	return rtype;
+}
+
+/* How many fds of pid name path. */
+static unsigned fds_on(pid_t pid, const char *path)
+{
+	char fddir[64], link[512], dest[4200];
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d;
+
+	snprintf(fddir, sizeof(fddir), "/proc/%d/fd", (int) pid);
+	d = opendir(fddir);
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		ssize_t k;
+
+		snprintf(link, sizeof(link), "%s/%s", fddir, de->d_name);
+		k = readlink(link, dest, sizeof(dest) - 1);
+		if (k > 0) {
+			dest[k] = '\0';
+			n += strcmp(dest, path) == 0;
+		}
+	}
+	closedir(d);
+	return n;
 }
 
 static void check_reply(uint64_t gpa, uint32_t len, uint8_t type, uint16_t tag)
@@ -315,6 +365,70 @@ START_TEST(test_idle_trim_timer)
 }
 END_TEST
 
+/*
+ * The device over the 9p worker: requests go through the shared areas, and a reset on a vCPU
+ * thread reaches the worker from the event loop at once: the fids it held (here a walked
+ * directory's descriptor) are gone without waiting for the guest's next request.
+ */
+START_TEST(test_remote_reset_reaches_the_worker)
+{
+	struct p9_export e = {.dir = dir};
+	struct p9_export_result res;
+	struct p9_worker *w = NULL;
+	struct evloop *loop;
+	struct vdev *tdev;
+	uint8_t buf[256];
+	struct p9_out o;
+	char sub[4200];
+	pthread_t th;
+	unsigned held = 1;
+
+	cctest_mkdir_at(dir, "sub");
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	ASSERT_OK(p9_worker_start(&e, 1, NULL, NULL, NULL, &w, &res));
+	ASSERT_OK(res.error);
+	ASSERT_OK(evloop_new(&loop));
+	ASSERT_OK(v9p_new_remote("remote", w, 0, loop, &tdev));
+	tdev->transport.notify_used = count_irq;
+	tdev->queues[0] = dev->queues[0];
+	ASSERT_OK(tdev->ops->activate(tdev, 1));
+	dev->ops->free(dev);
+	dev = tdev;
+	p9_out_init(&o, buf, sizeof(buf));
+	p9_put_u32(&o, 8192);
+	p9_put_str(&o, "9P2000.L");
+	ck_assert_uint_eq(send_msg(&o, buf, P9_TVERSION, 1, 0), P9_TVERSION + 1);
+	p9_out_init(&o, buf, sizeof(buf));
+	p9_put_u32(&o, 0);
+	p9_put_u32(&o, ~0u);
+	p9_put_str(&o, "");
+	p9_put_str(&o, "");
+	p9_put_u32(&o, 0);
+	ck_assert_uint_eq(send_msg(&o, buf, P9_TATTACH, 2, 2), P9_TATTACH + 1);
+	p9_out_init(&o, buf, sizeof(buf));
+	p9_put_u32(&o, 0);
+	p9_put_u32(&o, 1);
+	p9_put_u16(&o, 1);
+	p9_put_str(&o, "sub");
+	ck_assert_uint_eq(send_msg(&o, buf, P9_TWALK, 3, 4), P9_TWALK + 1);
+	ck_assert_uint_eq(fds_on(p9_worker_pid(w), sub), 1);
+	ck_assert_int_eq(pthread_create(&th, NULL, loop_thread, loop), 0);
+	dev->ops->reset(dev); /* as a vCPU thread does: no request follows */
+	for (int i = 0; i < 200 && held; i++) {
+		held = fds_on(p9_worker_pid(w), sub);
+		if (held)
+			usleep(10 * 1000);
+	}
+	evloop_stop(loop);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert_msg(held == 0, "the worker still holds fid 1 after the reset");
+	dev->ops->free(dev);
+	evloop_free(loop);
+	p9_worker_free(w);
+	ASSERT_OK(v9p_new("share", dir, false, NULL, &dev)); /* for the teardown */
+}
+END_TEST
+
 static Suite *p9_dev_suite(void)
 {
 	Suite *s = suite_create("9p-dev");
@@ -329,6 +443,7 @@ static Suite *p9_dev_suite(void)
 	tcase_add_test(tc, test_reset_forgets_session);
 	tcase_add_test(tc, test_idle_trim);
 	tcase_add_test(tc, test_idle_trim_timer);
+	tcase_add_test(tc, test_remote_reset_reaches_the_worker);
 	suite_add_tcase(s, tc);
 	return s;
 }
