@@ -220,26 +220,7 @@ unsigned vmm_count_threads(pid_t pid)
 
 int vmm_count_fds(pid_t pid, const char *prefix)
 {
-	char dir[64], link[4200], dest[4200];
-	struct dirent *de;
-	int found = 0;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
-	d = opendir(dir);
-	ck_assert_ptr_nonnull(d);
-	while ((de = readdir(d))) {
-		ssize_t n;
-
-		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
-		n = readlink(link, dest, sizeof(dest) - 1);
-		if (n > 0) {
-			dest[n] = '\0';
-			found += strncmp(dest, prefix, strlen(prefix)) == 0;
-		}
-	}
-	closedir(d);
-	return found;
+	return (int) cctest_fds_on(pid, prefix, true);
 }
 
 pid_t vmm_9p_worker(pid_t pid)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -75,6 +76,30 @@ const char *cctest_read_at(const char *dir, const char *rel)
 	path_at(p, dir, rel);
 	ck_assert_msg(read_full_file(p, 1 << 20, &last, NULL) >= 0, "cannot read %s", p);
 	return last;
+}
+
+unsigned cctest_fds_on(pid_t pid, const char *path, bool prefix)
+{
+	char dir[64], link[512], dest[4200];
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d;
+
+	(void) snprintf(dir, sizeof(dir), "/proc/%d/fd", (int) pid);
+	d = opendir(dir);
+	ck_assert_msg(d, "cannot list %s", dir);
+	while ((de = readdir(d))) {
+		ssize_t k;
+
+		(void) snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
+		k = readlink(link, dest, sizeof(dest) - 1);
+		if (k <= 0)
+			continue;
+		dest[k] = '\0';
+		n += prefix ? strncmp(dest, path, strlen(path)) == 0 : strcmp(dest, path) == 0;
+	}
+	closedir(d);
+	return n;
 }
 
 int cctest_rm_rf(const char *path)

@@ -4,7 +4,9 @@
 /* Helpers shared by the Check suites. */
 
 #include <check.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/types.h>
 
 #define ASSERT_OK(expr)                                                                      \
 	do {                                                                                 \
@@ -27,6 +29,9 @@ const char *cctest_build_dir(void);
 char *cctest_mkdtemp(void);
 /* Descriptors this process holds now (the directory stream's own one cancels out). */
 unsigned cctest_count_fds(void);
+/* How many fds of process pid link to path (exactly, or any name starting with it when
+ * prefix); fails the test when /proc/PID/fd cannot be read. */
+unsigned cctest_fds_on(pid_t pid, const char *path, bool prefix);
 /* Bytes the process has allocated with malloc() now (under ASan: its allocator's count). */
 size_t cctest_heap_bytes(void);
 int cctest_rm_rf(const char *path);

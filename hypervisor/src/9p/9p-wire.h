@@ -15,6 +15,7 @@
  * area at P9_WIRE_AREA * (2i + 1).
  */
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -48,6 +49,11 @@ struct p9_wire_req {
 struct p9_wire_resp {
 	uint32_t len;
 };
+
+/* One message: 0 (or the bytes received, 0 at EOF), or a negative errno; never SIGPIPE. A send
+ * that the socket cut is -EPIPE. */
+int p9_wire_send(int sock, const void *buf, size_t len);
+ssize_t p9_wire_recv(int sock, void *buf, size_t len);
 
 /*
  * The worker's side (9p-worker.c), in the child p9_worker_start() forked: sock is its end of

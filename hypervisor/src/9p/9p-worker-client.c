@@ -138,33 +138,11 @@ static _Noreturn void p9_worker_exec(int sock, int shm_fd, pid_t parent, char *c
 	_exit(127);
 }
 
-static ssize_t p9_worker_recv(int sock, void *buf, size_t len)
-{
-	ssize_t n;
-
-	do
-		n = recv(sock, buf, len, 0);
-	while (n < 0 && errno == EINTR);
-	return n < 0 ? -errno : n;
-}
-
-static int p9_worker_send(int sock, const void *buf, size_t len)
-{
-	ssize_t n;
-
-	do
-		n = send(sock, buf, len, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	return (size_t) n == len ? 0 : -EPIPE;
-}
-
 /* The hello: the sandbox's result and one result per export. */
 static int p9_worker_read_hello(struct p9_worker *w, struct p9_export_result *results)
 {
 	struct p9_wire_hello h;
-	ssize_t k = p9_worker_recv(w->sock, &h, sizeof(h));
+	ssize_t k = p9_wire_recv(w->sock, &h, sizeof(h));
 
 	if (k < 0)
 		return (int) k;
@@ -246,10 +224,10 @@ static ssize_t p9_worker_exchange(struct p9_worker *w, unsigned i, bool reset, s
 	ssize_t k;
 	int r;
 
-	r = p9_worker_send(w->sock, &q, sizeof(q));
+	r = p9_wire_send(w->sock, &q, sizeof(q));
 	if (r < 0)
 		return r;
-	k = p9_worker_recv(w->sock, &a, sizeof(a));
+	k = p9_wire_recv(w->sock, &a, sizeof(a));
 	if (k < 0)
 		return k;
 	if ((size_t) k != sizeof(a))

@@ -90,18 +90,6 @@ static int p9_worker_open(const struct p9_export *e, struct p9_server **ret,
 	return r;
 }
 
-static int p9_worker_send(int sock, const void *buf, size_t len)
-{
-	ssize_t n;
-
-	do
-		n = send(sock, buf, len, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	return (size_t) n == len ? 0 : -EPIPE;
-}
-
 /* Gives back what a large request left resident, once nothing came for a while. */
 static void p9_worker_trim(struct p9_worker_state *s)
 {
@@ -116,13 +104,11 @@ static int p9_worker_one(struct p9_worker_state *s)
 	const uint8_t *area;
 	ssize_t n;
 
-	do
-		n = recv(s->sock, &q, sizeof(q), 0);
-	while (n < 0 && errno == EINTR);
+	n = p9_wire_recv(s->sock, &q, sizeof(q));
 	if (n == 0)
 		return 1;
 	if (n < 0)
-		return -errno;
+		return (int) n;
 	if ((size_t) n != sizeof(q) || q.export >= s->n || !s->srv[q.export] ||
 	    (q.flags & ~P9_WIRE_RESET) || q.len > P9_MSIZE_MAX || q.resp_cap > P9_MSIZE_MAX)
 		return log_error_errno(EBADMSG,
@@ -135,7 +121,7 @@ static int p9_worker_one(struct p9_worker_state *s)
 		p9_server_reset(s->srv[q.export]);
 	a.len = (uint32_t) p9_server_handle(s->srv[q.export], s->req.p, q.len,
 					    s->shm + P9_WIRE_AREA * (2 * q.export + 1), q.resp_cap);
-	return p9_worker_send(s->sock, &a, sizeof(a));
+	return p9_wire_send(s->sock, &a, sizeof(a));
 }
 
 static int p9_worker_loop(struct p9_worker_state *s)
@@ -183,7 +169,7 @@ _Noreturn void p9_worker_main(int sock, pid_t parent, uint8_t *shm, const struct
 	for (unsigned i = 0; i < n; i++)
 		(void) p9_worker_open(&exports[i], &s.srv[i], &h.res[i]);
 	h.error = r = enter ? enter(userdata) : 0;
-	if (p9_worker_send(s.sock, &h, sizeof(h)) < 0 || r < 0)
+	if (p9_wire_send(s.sock, &h, sizeof(h)) < 0 || r < 0)
 		_exit(1);
 	r = p9_worker_loop(&s);
 	if (r < 0)

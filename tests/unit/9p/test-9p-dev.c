@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The virtio-9p glue: chains in fake guest memory through queue_notify. */
 #include <check.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <errno.h>
 #include <pthread.h>
@@ -141,31 +140,6 @@ static uint8_t send_msg(struct p9_out *o, uint8_t *buf, uint8_t type, uint16_t t
 	ASSERT_OK(p9_get_header(&in, &rtype, &rtag));
 	ck_assert_uint_eq(rtag, tag);
 	return rtype;
-}
-
-/* How many fds of pid name path. */
-static unsigned fds_on(pid_t pid, const char *path)
-{
-	char fddir[64], link[512], dest[4200];
-	struct dirent *de;
-	unsigned n = 0;
-	DIR *d;
-
-	snprintf(fddir, sizeof(fddir), "/proc/%d/fd", (int) pid);
-	d = opendir(fddir);
-	ck_assert_ptr_nonnull(d);
-	while ((de = readdir(d))) {
-		ssize_t k;
-
-		snprintf(link, sizeof(link), "%s/%s", fddir, de->d_name);
-		k = readlink(link, dest, sizeof(dest) - 1);
-		if (k > 0) {
-			dest[k] = '\0';
-			n += strcmp(dest, path) == 0;
-		}
-	}
-	closedir(d);
-	return n;
 }
 
 static void check_reply(uint64_t gpa, uint32_t len, uint8_t type, uint16_t tag)
@@ -411,11 +385,11 @@ START_TEST(test_remote_reset_reaches_the_worker)
 	p9_put_u16(&o, 1);
 	p9_put_str(&o, "sub");
 	ck_assert_uint_eq(send_msg(&o, buf, P9_TWALK, 3, 4), P9_TWALK + 1);
-	ck_assert_uint_eq(fds_on(p9_worker_pid(w), sub), 1);
+	ck_assert_uint_eq(cctest_fds_on(p9_worker_pid(w), sub, false), 1);
 	ck_assert_int_eq(pthread_create(&th, NULL, loop_thread, loop), 0);
 	dev->ops->reset(dev); /* as a vCPU thread does: no request follows */
 	for (int i = 0; i < 200 && held; i++) {
-		held = fds_on(p9_worker_pid(w), sub);
+		held = cctest_fds_on(p9_worker_pid(w), sub, false);
 		if (held)
 			usleep(10 * 1000);
 	}

@@ -24,8 +24,7 @@
 #include <unistd.h>
 
 #include "9p/9p-wire.h"
-#include "sandbox/sandbox-caps.h"
-#include "sandbox/sandbox.h"
+#include "core/vm-internal.h"
 #include "9p/9p-worker.h"
 #include "cctest.h"
 #include "p9c.h"
@@ -58,27 +57,17 @@ START_TEST(test_serves_like_the_server)
 }
 END_TEST
 
-/* The worker's real sandbox, as the VMM gives it (core/vm-sandbox.c): a syscall outside its
- * table kills it, and the call that needed it fails the test. */
+/* The worker's real sandbox, as the VMM gives it (vm_sandbox_enter_9p(), for one read-write
+ * share): a syscall outside its table kills it, and the call that needed it fails the test. */
 static int enter_sandbox(void *userdata)
 {
-	struct sandbox_config cfg = {
-		.action = SANDBOX_ACTION_KILL,
-		.keep_fd = -1,
-		.vmm_caps = sandbox_caps_for_9p(true, false),
-		.threads = 1u << SANDBOX_THREAD_9P,
-	};
-	struct sandbox *sb = NULL;
-	int r;
+	struct vm_config cfg;
 
 	(void) userdata;
-	r = sandbox_new(&cfg, &sb);
-	if (r >= 0)
-		r = sandbox_enter_process(sb);
-	if (r >= 0)
-		r = sandbox_enter_thread(sb, SANDBOX_THREAD_9P);
-	sandbox_free(sb);
-	return r;
+	vm_config_init(&cfg);
+	cfg.seccomp = VM_SECCOMP_KILL;
+	cfg.n_shares = 1; /* only its read_only matters here */
+	return vm_sandbox_enter_9p(&cfg);
 }
 
 /* Every operation once, through the worker under its own seccomp filter. */
@@ -218,31 +207,6 @@ START_TEST(test_sandbox_failure_is_reported)
 }
 END_TEST
 
-/* Whether any fd of pid links to path. */
-static bool holds(pid_t pid, const char *path)
-{
-	char dir[64], link[512], dest[4200];
-	struct dirent *de;
-	bool found = false;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int) pid);
-	d = opendir(dir);
-	ck_assert_ptr_nonnull(d);
-	while ((de = readdir(d))) {
-		ssize_t n;
-
-		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
-		n = readlink(link, dest, sizeof(dest) - 1);
-		if (n > 0) {
-			dest[n] = '\0';
-			found |= strcmp(dest, path) == 0;
-		}
-	}
-	closedir(d);
-	return found;
-}
-
 START_TEST(test_inherits_no_fd)
 {
 	_cleanup_free_ char *dir = cctest_mkdtemp();
@@ -259,9 +223,9 @@ START_TEST(test_inherits_no_fd)
 	ck_assert(fa >= 0 && fb >= 0);
 	ASSERT_OK(p9_worker_start(&e, 1, NULL, NULL, NULL, &w, &res));
 	ASSERT_OK(res.error);
-	ck_assert(holds(p9_worker_pid(w), dir));
-	ck_assert(!holds(p9_worker_pid(w), a));
-	ck_assert(!holds(p9_worker_pid(w), b));
+	ck_assert(cctest_fds_on(p9_worker_pid(w), dir, false) > 0);
+	ck_assert_uint_eq(cctest_fds_on(p9_worker_pid(w), a, false), 0);
+	ck_assert_uint_eq(cctest_fds_on(p9_worker_pid(w), b, false), 0);
 	p9_worker_free(w);
 	close(fa);
 	close(fb);
@@ -468,7 +432,7 @@ START_TEST(test_exec_worker)
 	ck_assert_int_gt(n, 0);
 	exe[n] = '\0';
 	ck_assert_str_eq(exe, self);
-	ck_assert(holds(p9_worker_pid(w), dir));
+	ck_assert(cctest_fds_on(p9_worker_pid(w), dir, false) > 0);
 	p9_worker_free(w);
 	/* An exec that fails is a worker that never said hello. */
 	argv[0] = "test-9p-worker";
