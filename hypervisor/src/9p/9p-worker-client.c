@@ -200,10 +200,11 @@ int p9_worker_start(const struct p9_export *exports, unsigned n, char *const *ex
 	w->pidfd = (int) syscall(SYS_pidfd_open, w->pid, 0);
 	/* Above 2, even if the VMM started with some of 0-2 closed: its logs go to 2. */
 	w->sock = sv[0] > STDERR_FILENO ? sv[0] : fcntl(sv[0], F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	r = w->sock < 0 ? -errno : 0;
 	if (w->sock != sv[0])
 		(void) close(sv[0]);
-	if (w->sock < 0)
-		return -errno;
+	if (r < 0)
+		return r;
 	r = p9_worker_read_hello(w, results);
 	if (r < 0)
 		return r;
