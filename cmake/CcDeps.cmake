@@ -5,19 +5,11 @@ pkg_check_modules(JSONC REQUIRED IMPORTED_TARGET json-c)
 pkg_check_modules(CHECK REQUIRED IMPORTED_TARGET check)
 pkg_check_modules(SECCOMP REQUIRED IMPORTED_TARGET libseccomp)
 pkg_check_modules(CAPNG REQUIRED IMPORTED_TARGET libcap-ng)
-pkg_check_modules(SYSTEMD REQUIRED IMPORTED_TARGET libsystemd)
 find_package(Threads REQUIRED)
 
-# Debian 12's libfdt-dev ships no .pc file: try pkg-config first, then the plain paths.
-pkg_check_modules(FDT IMPORTED_TARGET libfdt)
-if(NOT FDT_FOUND)
-  find_path(FDT_INCLUDE_DIR libfdt.h REQUIRED)
-  find_library(FDT_LIBRARY fdt REQUIRED)
-  add_library(PkgConfig::FDT UNKNOWN IMPORTED)
-  set_target_properties(PkgConfig::FDT PROPERTIES
-    IMPORTED_LOCATION ${FDT_LIBRARY}
-    INTERFACE_INCLUDE_DIRECTORIES ${FDT_INCLUDE_DIR})
-endif()
+# Not required while no code uses them (docs/architecture.md, "Libraries"): libsystemd (the
+# stage1 entrypoints are static, and Debian ships no static libsystemd) and libfdt (for the
+# arm64 device tree, not built yet).
 
 # Static linking for the host-side stage1 programs, which must run on any x86_64 glibc host:
 # a target with the property CC_STATIC set to ON links the static archives of json-c,
