@@ -121,7 +121,7 @@ int run_net_select(struct run_net *n, const struct run_flags *f, const struct po
 	int r;
 
 	if (asprintf(&local, "%s/net.d", lc) < 0)
-		return -ENOMEM;
+		return run_error_set(reterr_error, -ENOMEM, "out of memory");
 	dirs[0] = local;
 	if (strcmp(local, RUN_NET_DEFAULT_CONFIG "/net.d") != 0)
 		dirs[1] = RUN_NET_DEFAULT_CONFIG "/net.d";
