@@ -10,6 +10,7 @@
  *
  * Usage: bench-vmm-overhead --vmm cc-vmm --guest hello.elf --idle-guest idle.elf
  *                           [--qemu PATH] [--runs N] [--vms N] [--json FILE]
+ *        bench-vmm-overhead --once CMD [ARG...]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -338,12 +339,38 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/*
+ * --once CMD [ARG...]: spawn CMD once (PATH not searched; cwd and environment ours) and print
+ * "first_byte_ms=.. exit_ms=.. status=.." (the wait status); for scripts that time other
+ * launchers the same way (tests/bench/host-launch). Exit 0 when a first byte came.
+ */
+static int once(char **argv)
+{
+	double t0 = now_ms(), first, done;
+	int fd, st;
+	pid_t pid = spawn(argv, &fd);
+
+	if (pid < 0) {
+		perror(argv[0]);
+		return 1;
+	}
+	first = first_byte(fd, t0);
+	if (waitpid(pid, &st, 0) != pid)
+		return 1;
+	done = now_ms() - t0;
+	close(fd);
+	printf("first_byte_ms=%.2f exit_ms=%.2f status=%d\n", first, done, st);
+	return first < 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct result cc, q;
 	struct opts o;
 	int have_qemu;
 
+	if (argc > 2 && strcmp(argv[1], "--once") == 0)
+		return once(argv + 2);
 	if (parse(argc, argv, &o) < 0)
 		return 2;
 	have_qemu = access(o.qemu, X_OK) == 0;
