@@ -17,9 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/epoll.h>
-#include <sys/mount.h>
 #include <unistd.h>
 
 #include "9p/9p-worker.h"
@@ -156,29 +154,6 @@ void vm_9p_worker_free(struct vm *vm)
 		return;
 	(void) evloop_remove(vm->loop, p9_worker_fd(vm->p9_worker));
 	vm->p9_worker = p9_worker_free(vm->p9_worker);
-}
-
-int vm_9p_hide_exports(struct vm *vm)
-{
-	if (!vm->p9_worker)
-		return 0;
-	if (unshare(CLONE_NEWNS) < 0) {
-		/* Only a VMM run by hand without privileges gets here (the jail gives it
-		 * CAP_SYS_ADMIN in its namespace for this): it holds nothing to hide behind. */
-		if (errno != EPERM)
-			return -errno;
-		log_debug("9p: cannot hide the exports (no CAP_SYS_ADMIN)");
-		return 0;
-	}
-	/* Nothing of what follows may reach the worker's namespace or the host's. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return -errno;
-	for (unsigned i = 0; i < vm->cfg.n_shares; i++)
-		if (mount("cc-vmm-no-export", vm->cfg.shares[i].dir, "tmpfs",
-			  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000") < 0)
-			return -errno;
-	log_debug("9p: the %u exports are hidden from the VMM", vm->cfg.n_shares);
-	return 0;
 }
 
 int vm_9p_worker_serve(const struct vm_config *cfg, pid_t parent)

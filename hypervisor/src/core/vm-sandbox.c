@@ -41,12 +41,8 @@ int vm_sandbox_enter(struct vm *vm)
 
 	if (vm_seccomp_to_string(vm->cfg.seccomp) == NULL)
 		return -EINVAL;
-	/* No capability: 9p, the only user of any, is the worker's (vm-9p.c), and so are the
-	 * exports' files. */
+	/* No capability: 9p, the only user of any, is the worker's (vm-9p.c). */
 	cfg.vmm_caps = 0;
-	r = vm_9p_hide_exports(vm);
-	if (r < 0)
-		return r;
 	cfg.threads = (1u << SANDBOX_THREAD_VCPU) | (1u << SANDBOX_THREAD_VMM);
 	if (!vm->sandbox) {
 		r = sandbox_new(&cfg, &vm->sandbox);
