@@ -99,7 +99,7 @@ static void p9_worker_trim(struct p9_worker_state *s)
 /* One request: 0 served, 1 the VMM closed the socket, < 0 the worker cannot go on. */
 static int p9_worker_one(struct p9_worker_state *s)
 {
-	struct p9_wire_req q;
+	struct p9_wire_req q = {0};
 	struct p9_wire_resp a;
 	const uint8_t *area;
 	ssize_t n;
