@@ -160,16 +160,14 @@ static int p9_worker_read_hello(struct p9_worker *w, struct p9_export_result *re
 	return 0;
 }
 
-int p9_worker_start(const struct p9_export *exports, unsigned n, char *const *exec_argv,
-		    p9_worker_enter_fn enter, void *userdata, struct p9_worker **ret,
-		    struct p9_export_result *results)
+int p9_worker_spawn(const struct p9_export *exports, unsigned n, char *const *exec_argv,
+		    p9_worker_enter_fn enter, void *userdata, struct p9_worker **ret)
 {
 	_cleanup_(p9_worker_freep) struct p9_worker *w = NULL;
 	int sv[2], r;
 	pid_t parent = getpid();
 
-	assert_return((exports || exec_argv) && n > 0 && n <= P9_WORKER_EXPORTS_MAX && ret &&
-			      results,
+	assert_return((exports || exec_argv) && n > 0 && n <= P9_WORKER_EXPORTS_MAX && ret,
 		      -EINVAL);
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -205,7 +203,27 @@ int p9_worker_start(const struct p9_export *exports, unsigned n, char *const *ex
 		(void) close(sv[0]);
 	if (r < 0)
 		return r;
-	r = p9_worker_read_hello(w, results);
+	*ret = TAKE_PTR(w);
+	return 0;
+}
+
+int p9_worker_wait(struct p9_worker *w, struct p9_export_result *results)
+{
+	assert_return(w && results, -EINVAL);
+	return p9_worker_read_hello(w, results);
+}
+
+int p9_worker_start(const struct p9_export *exports, unsigned n, char *const *exec_argv,
+		    p9_worker_enter_fn enter, void *userdata, struct p9_worker **ret,
+		    struct p9_export_result *results)
+{
+	_cleanup_(p9_worker_freep) struct p9_worker *w = NULL;
+	int r;
+
+	assert_return(ret && results, -EINVAL);
+	r = p9_worker_spawn(exports, n, exec_argv, enter, userdata, &w);
+	if (r >= 0)
+		r = p9_worker_wait(w, results);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(w);

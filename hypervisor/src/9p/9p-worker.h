@@ -73,6 +73,14 @@ int p9_worker_start(const struct p9_export *exports, unsigned n, char *const *ex
 		    p9_worker_enter_fn enter, void *userdata, struct p9_worker **ret,
 		    struct p9_export_result *results);
 /*
+ * The same in two steps, so that the caller can go on with its own setup while the worker
+ * starts: p9_worker_spawn() forks (and execs) it; p9_worker_wait() reads its hello, with the
+ * results and errors above (once; free the worker when it fails).
+ */
+int p9_worker_spawn(const struct p9_export *exports, unsigned n, char *const *exec_argv,
+		    p9_worker_enter_fn enter, void *userdata, struct p9_worker **ret);
+int p9_worker_wait(struct p9_worker *w, struct p9_export_result *results);
+/*
  * In the program exec'd with exec_argv: serve the n exports for the VMM parent (whose pid the
  * program got in its argv). Never returns.
  */

@@ -75,10 +75,12 @@ static int vm_share_error(const struct vm_device_ctx *ctx, int err,
 			    h->dev, h->ino);
 }
 
-/* The --9p-hostvol of this share that a worker's result names (p9_export_result.hostvol). */
+/* The --9p-hostvol of this share that a worker's result names (p9_export_result.hostvol), NULL
+ * for the directory itself. */
 static const struct vm_hostvol_config *vm_share_hostvol(const struct vm_device_ctx *ctx, int which)
 {
-	for (unsigned i = 0, k = 0; i < ctx->cfg->n_hostvols && which >= -2; i++) {
+	for (unsigned i = 0, k = 0; which != P9_EXPORT_HOSTVOL_DIR && i < ctx->cfg->n_hostvols;
+	     i++) {
 		const struct vm_hostvol_config *h = &ctx->cfg->hostvols[i];
 
 		if (h->share != ctx->index)
@@ -125,11 +127,7 @@ static int vm_share_create(const struct vm_device_ctx *ctx, struct vdev **ret,
 	if (!ctx->vm->p9_worker)
 		return vm_share_create_local(ctx, ret, reterr);
 	if (res->error < 0)
-		return vm_share_error(ctx, res->error,
-				      res->hostvol == P9_EXPORT_HOSTVOL_DIR
-					      ? NULL
-					      : vm_share_hostvol(ctx, res->hostvol),
-				      reterr);
+		return vm_share_error(ctx, res->error, vm_share_hostvol(ctx, res->hostvol), reterr);
 	r = v9p_new_remote(s->tag, ctx->vm->p9_worker, ctx->index, ctx->loop, ret);
 	if (r < 0)
 		return vm_error_set(reterr, VMM_EXIT_FAILURE, r,

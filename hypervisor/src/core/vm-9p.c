@@ -125,19 +125,28 @@ void vm_9p_worker_gone(void *userdata)
 
 int vm_9p_worker_setup(struct vm *vm, struct vm_error *reterr)
 {
-	struct p9_export exports[VM_MAX_SHARES];
-	struct p9_hostvol hostvols[VM_MAX_HOSTVOLS];
 	struct vm_9p_argv argv = {0};
 	int r;
 
 	if (!vm->cfg.sandbox || vm->cfg.n_shares == 0)
 		return 0;
-	vm_9p_exports(&vm->cfg, exports, hostvols);
+	/* The exec'd worker reads its exports from this command line. */
 	r = vm_9p_argv_build(&vm->cfg, &argv);
 	if (r >= 0)
-		r = p9_worker_start(exports, vm->cfg.n_shares, argv.v, NULL, NULL, &vm->p9_worker,
-				    vm->p9_results);
+		r = p9_worker_spawn(NULL, vm->cfg.n_shares, argv.v, NULL, NULL, &vm->p9_worker);
 	vm_9p_argv_done(&argv);
+	if (r < 0)
+		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot start the 9p worker");
+	return 0;
+}
+
+int vm_9p_worker_ready(struct vm *vm, struct vm_error *reterr)
+{
+	int r;
+
+	if (!vm->p9_worker)
+		return 0;
+	r = p9_worker_wait(vm->p9_worker, vm->p9_results);
 	if (r < 0)
 		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot start the 9p worker");
 	/* Its end, whenever it comes, ends the VM: a pod without its file systems is broken. */

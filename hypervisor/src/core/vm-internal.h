@@ -113,8 +113,13 @@ int vm_sandbox_enter_thread(struct vm *vm, bool vcpu);
  * vm_config): its sandbox. */
 int vm_sandbox_enter_9p(void *userdata);
 
-/* vm-9p.c: start the 9p worker (with the sandbox, when there are shares); stop it. */
+/*
+ * vm-9p.c: start the 9p worker (with the sandbox, when there are shares: first thing, so that
+ * its fork copies nothing of the VM); wait for it to be ready (before the devices, so that
+ * its start overlaps the VM's own setup); stop it.
+ */
 int vm_9p_worker_setup(struct vm *vm, struct vm_error *reterr);
+int vm_9p_worker_ready(struct vm *vm, struct vm_error *reterr);
 void vm_9p_worker_free(struct vm *vm);
 /* The worker went away (userdata the vm): the VM stops with a failure. */
 void vm_9p_worker_gone(void *userdata);

@@ -28,19 +28,27 @@ enum vm_seccomp vm_seccomp_from_string(const char *s)
 	return _VM_SECCOMP_INVALID;
 }
 
+/* What a syscall outside the filters does, from --seccomp (the VMM's and its worker's). */
+static int vm_sandbox_action(const struct vm_config *cfg, enum sandbox_action *ret)
+{
+	if (vm_seccomp_to_string(cfg->seccomp) == NULL)
+		return -EINVAL;
+	*ret = cfg->seccomp == VM_SECCOMP_LOG ? SANDBOX_ACTION_LOG : SANDBOX_ACTION_KILL;
+	return 0;
+}
+
 /* Main thread, after setup, before any vCPU thread exists. */
 int vm_sandbox_enter(struct vm *vm)
 {
 	struct sandbox_config cfg = {
-		.action = vm->cfg.seccomp == VM_SECCOMP_LOG ? SANDBOX_ACTION_LOG
-							    : SANDBOX_ACTION_KILL,
 		.keep_fd = vm->cfg.sandbox_keep_fd,
 		.chroot_dir = vm->cfg.sandbox_root,
 	};
 	int r;
 
-	if (vm_seccomp_to_string(vm->cfg.seccomp) == NULL)
-		return -EINVAL;
+	r = vm_sandbox_action(&vm->cfg, &cfg.action);
+	if (r < 0)
+		return r;
 	/* No capability: 9p, the only user of any, is the worker's (vm-9p.c). */
 	cfg.vmm_caps = 0;
 	cfg.threads = (1u << SANDBOX_THREAD_VCPU) | (1u << SANDBOX_THREAD_VMM);
@@ -56,7 +64,6 @@ int vm_sandbox_enter_9p(void *userdata)
 {
 	const struct vm_config *vc = userdata;
 	struct sandbox_config cfg = {
-		.action = vc->seccomp == VM_SECCOMP_LOG ? SANDBOX_ACTION_LOG : SANDBOX_ACTION_KILL,
 		.keep_fd = -1,
 		.chroot_dir = vc->sandbox_root,
 		.threads = 1u << SANDBOX_THREAD_9P,
@@ -65,8 +72,9 @@ int vm_sandbox_enter_9p(void *userdata)
 	bool any_rw = false, any_ro = false;
 	int r;
 
-	if (vm_seccomp_to_string(vc->seccomp) == NULL)
-		return -EINVAL;
+	r = vm_sandbox_action(vc, &cfg.action);
+	if (r < 0)
+		return r;
 	for (unsigned i = 0; i < vc->n_shares; i++) {
 		any_ro |= vc->shares[i].read_only;
 		any_rw |= !vc->shares[i].read_only;

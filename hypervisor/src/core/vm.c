@@ -202,7 +202,9 @@ static int vm_setup(struct vm *vm, struct vm_error *reterr)
 	if (r < 0)
 		return vm_error_set(reterr, VMM_EXIT_USAGE, 0,
 				    "kernel command line contains control characters");
-	r = vm_devices_setup(vm, reterr);
+	r = vm_9p_worker_ready(vm, reterr);
+	if (r >= 0)
+		r = vm_devices_setup(vm, reterr);
 	if (r >= 0)
 		r = vm_zero_sweep_setup(vm, reterr);
 	if (r < 0)
