@@ -26,6 +26,7 @@ enum {
 	ARG_KVM_DEVICE,
 	ARG_9P,
 	ARG_9P_HOSTVOL,
+	ARG_9P_VISIBLE,
 	ARG_VSOCK,
 	ARG_NET,
 	ARG_BLK,
@@ -72,6 +73,10 @@ static void help(void)
 	       "                           in share TAG, the host volume whose root is DEV:INO:\n"
 	       "                           no setuid/setgid files, no new root-owned files unless\n"
 	       "                           UID:GID (its owner) is root (repeatable)\n"
+	       "      --9p-visible TAG     with the sandbox, share TAG stays in the VMM's own "
+	       "root,\n"
+	       "                           read-only (the others are covered once the 9p worker\n"
+	       "                           has them)\n"
 	       "      --vsock CID:UDS_PATH virtio-vsock for guest CID; host side on the unix "
 	       "socket\n"
 	       "                           UDS_PATH (guest connections to port P reach "
@@ -183,6 +188,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"hugepages", required_argument, NULL, ARG_HUGEPAGES},
 		{"9p", required_argument, NULL, ARG_9P},
 		{"9p-hostvol", required_argument, NULL, ARG_9P_HOSTVOL},
+		{"9p-visible", required_argument, NULL, ARG_9P_VISIBLE},
 		{"vsock", required_argument, NULL, ARG_VSOCK},
 		{"net", required_argument, NULL, ARG_NET},
 		{"blk", required_argument, NULL, ARG_BLK},
@@ -264,6 +270,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 			r = vm_config_add_hostvol(&a->cfg, optarg, &reason);
 			if (r < 0)
 				return log_error_errno(r, "--9p-hostvol '%s': %s", optarg, reason);
+			break;
+		case ARG_9P_VISIBLE:
+			r = vm_config_set_share_visible(&a->cfg, optarg, &reason);
+			if (r < 0)
+				return log_error_errno(r, "--9p-visible '%s': %s", optarg, reason);
 			break;
 		case ARG_VSOCK:
 			r = vm_config_set_vsock(&a->cfg, optarg, &reason);

@@ -231,6 +231,10 @@ int vmm_argv_build(const struct vmm_config *c, char ***ret)
 		add(&b, "cc-journal:%s/" POD_JOURNAL_DIR, d);
 	add(&b, "--9p-hostvol");
 	add(&b, "cc-journal");
+	/* machined's journalctl -M reads it through the leader's (the VMM's) root; the other
+	 * shares the VMM covers once its 9p worker has them. */
+	add(&b, "--9p-visible");
+	add(&b, "cc-journal");
 	if (c->jail) {
 		add(&b, "--vsock");
 		add(&b, "%d:" VMM_JAIL_VSOCK, VMM_GUEST_CID);

@@ -49,11 +49,13 @@
 #define VMM_JAIL_HOST_BASE  (VMM_JAIL_HOST_ID + VMM_JAIL_NS_ID)
 #define VMM_JAIL_HOST_EXTRA (VMM_JAIL_HOST_BASE + VMM_JAIL_NS_ID)
 
-/* What the VMM keeps across exec: the 9p server's set for read-write exports (docs/9p.md,
- * "Capabilities"), and CAP_SETPCAP, with which its sandbox empties the bounding set. */
+/* What the VMM keeps across exec, in its own user namespace, until its sandbox drops it all: the
+ * 9p set for read-write exports (docs/9p.md, "Capabilities"), which its 9p worker inherits and
+ * keeps; CAP_SYS_ADMIN, with which it hides the exports from its own mount namespace once the
+ * worker has them; CAP_SETPCAP, with which both empty their bounding sets. */
 #define VMM_JAIL_CAPS                                                              \
 	((1ull << CAP_CHOWN) | (1ull << CAP_DAC_OVERRIDE) | (1ull << CAP_FOWNER) | \
-	 (1ull << CAP_FSETID) | (1ull << CAP_SETPCAP))
+	 (1ull << CAP_FSETID) | (1ull << CAP_SYS_ADMIN) | (1ull << CAP_SETPCAP))
 
 /* Paths inside the jail. The stage1 rootfs's own layout, so that machined (journalctl -M)
  * finds the pod's journal at /var/log/journal under the leader's root. */

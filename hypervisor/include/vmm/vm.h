@@ -58,6 +58,8 @@ struct vm_share_config {
 	char *tag;
 	char *dir;
 	bool read_only;
+	/* --9p-visible: stays in the VMM's own root (read-only), where the others are covered */
+	bool visible;
 };
 
 /*
@@ -173,6 +175,7 @@ void vm_config_done(struct vm_config *cfg);
  *   vm_config_add_hostvol "TAG:DEV:INO:UID:GID" or "TAG"  TAG a share given before; decimal
  *                        numbers, UID and GID below 2^32-1; each DEV:INO (or TAG alone) once
  *                        per share
+ *   vm_config_set_share_visible "TAG"  TAG a share given before
  *   vm_config_set_vsock  "CID:UDS_PATH"  CID 3-4294967294 (decimal); once
  *   vm_config_add_net    "tap=NAME|fd=N[,mac=XX:XX:XX:XX:XX:XX]"  N >= 3, unicast MAC,
  *                        each tap once
@@ -181,6 +184,9 @@ void vm_config_done(struct vm_config *cfg);
  */
 int vm_config_add_share(struct vm_config *cfg, const char *spec, const char **ret_reason);
 int vm_config_add_hostvol(struct vm_config *cfg, const char *spec, const char **ret_reason);
+int vm_config_set_share_visible(struct vm_config *cfg, const char *tag, const char **ret_reason);
+/* The index of the share whose tag is tag[0..len), or -ENOENT. */
+int vm_config_find_share(const struct vm_config *cfg, const char *tag, size_t len);
 /*
  * `cc-vmm --9p-worker=PARENT ...`: the 9p worker the sandboxed VMM PARENT execs (docs/9p.md,
  * "The worker"): serves cfg's shares (--9p, --9p-hostvol) under its own sandbox (--seccomp,

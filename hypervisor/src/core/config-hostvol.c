@@ -44,18 +44,16 @@ int vm_config_add_hostvol(struct vm_config *cfg, const char *spec, const char **
 	const char *colon, *p;
 	size_t tag_len;
 	unsigned i;
+	int share;
 
 	assert_return(cfg && spec && ret_reason, -EINVAL);
 	colon = strchr(spec, ':');
 	h.export_root = !colon;
 	tag_len = colon ? (size_t) (colon - spec) : strlen(spec);
-	for (i = 0; i < cfg->n_shares; i++)
-		if (strlen(cfg->shares[i].tag) == tag_len &&
-		    memcmp(cfg->shares[i].tag, spec, tag_len) == 0)
-			break;
-	if (i == cfg->n_shares)
-		return hostvol_refuse(ret_reason, "no --9p share with that tag before it", -ENOENT);
-	h.share = i;
+	share = vm_config_find_share(cfg, spec, tag_len);
+	if (share < 0)
+		return hostvol_refuse(ret_reason, "no --9p share with that tag before it", share);
+	h.share = (unsigned) share;
 	if (h.export_root) {
 		for (i = 0; i < cfg->n_hostvols; i++)
 			if (cfg->hostvols[i].share == h.share && cfg->hostvols[i].export_root)

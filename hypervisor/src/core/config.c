@@ -66,10 +66,8 @@ int vm_config_add_share(struct vm_config *cfg, const char *spec, const char **re
 	if (dir_len == 0)
 		return vm_config_refuse(ret_reason, "empty directory (expected TAG:DIR[,ro])",
 					-EINVAL);
-	for (unsigned i = 0; i < cfg->n_shares; i++)
-		if (strlen(cfg->shares[i].tag) == tag_len &&
-		    memcmp(cfg->shares[i].tag, spec, tag_len) == 0)
-			return vm_config_refuse(ret_reason, "tag already used", -EEXIST);
+	if (vm_config_find_share(cfg, spec, tag_len) >= 0)
+		return vm_config_refuse(ret_reason, "tag already used", -EEXIST);
 	if (cfg->n_shares >= VM_MAX_SHARES)
 		return vm_config_refuse(ret_reason, "at most " STRINGIFY(VM_MAX_SHARES) " shares",
 					-E2BIG);
@@ -80,7 +78,27 @@ int vm_config_add_share(struct vm_config *cfg, const char *spec, const char **re
 		free(dir);
 		return vm_config_refuse(ret_reason, "out of memory", -ENOMEM);
 	}
-	cfg->shares[cfg->n_shares++] = (struct vm_share_config){tag, dir, ro};
+	cfg->shares[cfg->n_shares++] = (struct vm_share_config){tag, dir, ro, false};
+	return 0;
+}
+
+int vm_config_find_share(const struct vm_config *cfg, const char *tag, size_t len)
+{
+	for (unsigned i = 0; i < cfg->n_shares; i++)
+		if (strlen(cfg->shares[i].tag) == len && memcmp(cfg->shares[i].tag, tag, len) == 0)
+			return (int) i;
+	return -ENOENT;
+}
+
+int vm_config_set_share_visible(struct vm_config *cfg, const char *tag, const char **ret_reason)
+{
+	int i;
+
+	assert_return(cfg && tag && ret_reason, -EINVAL);
+	i = vm_config_find_share(cfg, tag, strlen(tag));
+	if (i < 0)
+		return vm_config_refuse(ret_reason, "no --9p share with that tag before it", i);
+	cfg->shares[i].visible = true;
 	return 0;
 }
 

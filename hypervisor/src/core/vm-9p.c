@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/epoll.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include "9p/9p-worker.h"
@@ -163,6 +165,56 @@ void vm_9p_worker_free(struct vm *vm)
 		return;
 	(void) evloop_remove(vm->loop, p9_worker_fd(vm->p9_worker));
 	vm->p9_worker = p9_worker_free(vm->p9_worker);
+}
+
+/* A --9p-visible share stays, read-only: a bind of itself over itself. */
+static int vm_9p_share_ro(const char *dir)
+{
+	if (mount(dir, dir, NULL, MS_BIND | MS_REC, NULL) < 0 ||
+	    mount(NULL, dir, NULL,
+		  MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+int vm_9p_hide_exports(struct vm *vm)
+{
+	unsigned hidden = 0;
+
+	if (!vm->p9_worker)
+		return 0;
+	if (unshare(CLONE_NEWNS) < 0) {
+		/* Only a VMM run by hand without privileges gets here (the jail gives it
+		 * CAP_SYS_ADMIN in its namespace for this): it holds nothing to hide behind. */
+		if (errno != EPERM)
+			return -errno;
+		log_debug("9p: cannot hide the exports (no CAP_SYS_ADMIN)");
+		return 0;
+	}
+	/* Nothing of what follows may reach the worker's namespace or the host's. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -errno;
+	for (unsigned i = 0; i < vm->cfg.n_shares; i++) {
+		const struct vm_share_config *sh = &vm->cfg.shares[i];
+		int r = 0;
+
+		if (sh->visible)
+			r = vm_9p_share_ro(sh->dir);
+		else if (mount("cc-vmm-no-export", sh->dir, "tmpfs",
+			       MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			       "size=4k,mode=000") < 0)
+			r = -errno;
+		else
+			hidden++;
+		/* A share inside one covered already is hidden with it. */
+		if (r == -ENOENT && hidden > 0)
+			continue;
+		if (r < 0)
+			return r;
+	}
+	log_debug("9p: %u of the %u exports are hidden from the VMM, the others read-only", hidden,
+		  vm->cfg.n_shares);
+	return 0;
 }
 
 int vm_9p_worker_serve(const struct vm_config *cfg, pid_t parent)

@@ -123,6 +123,14 @@ int vm_9p_worker_ready(struct vm *vm, struct vm_error *reterr);
 void vm_9p_worker_free(struct vm *vm);
 /* The worker went away (userdata the vm): the VM stops with a failure. */
 void vm_9p_worker_gone(void *userdata);
+/*
+ * Once setup is over, with a worker: the exports are the worker's alone. The VMM enters a mount
+ * namespace of its own and covers each share's directory with an empty read-only tmpfs, so that
+ * by path it reaches none of their files (a unix socket in a host volume, a world-writable
+ * directory); a --9p-visible share stays, read-only (machined reads the pod's journal through
+ * the VMM's root). Needs CAP_SYS_ADMIN (over its mount namespace); without it, a debug line.
+ */
+int vm_9p_hide_exports(struct vm *vm);
 
 /* memory.c */
 int vm_memory_setup(struct vm *vm, struct vm_error *reterr);

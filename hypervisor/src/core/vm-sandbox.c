@@ -49,8 +49,12 @@ int vm_sandbox_enter(struct vm *vm)
 	r = vm_sandbox_action(&vm->cfg, &cfg.action);
 	if (r < 0)
 		return r;
-	/* No capability: 9p, the only user of any, is the worker's (vm-9p.c). */
+	/* No capability: 9p, the only user of any, is the worker's (vm-9p.c), and so are the
+	 * exports' files. */
 	cfg.vmm_caps = 0;
+	r = vm_9p_hide_exports(vm);
+	if (r < 0)
+		return r;
 	cfg.threads = (1u << SANDBOX_THREAD_VCPU) | (1u << SANDBOX_THREAD_VMM);
 	if (!vm->sandbox) {
 		r = sandbox_new(&cfg, &vm->sandbox);

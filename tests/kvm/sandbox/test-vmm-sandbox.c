@@ -262,18 +262,36 @@ static void assert_worker_execed(pid_t vmm, pid_t worker)
 static void check_9p_caps(bool ro, unsigned long long caps)
 {
 	_cleanup_free_ char *dir = cctest_mkdtemp();
-	char spec[4300];
-	const char *extra[] = {"--cpus", "2", "--9p", spec, NULL};
+	_cleanup_free_ char *vis = cctest_mkdtemp();
+	char spec[4300], vspec[4300];
+	const char *extra[] = {"--cpus",       "2",	  "--9p", spec, "--9p", vspec,
+			       "--9p-visible", "visible", NULL};
+	char path[4400];
 	struct vmm_proc p;
 	struct vmm_result res;
 	pid_t worker;
+	int fd;
 
 	vmm_require_kvm();
 	snprintf(spec, sizeof(spec), "share:%s%s", dir, ro ? ",ro" : "");
+	snprintf(vspec, sizeof(vspec), "visible:%s%s", vis, ro ? ",ro" : "");
+	cctest_write_at(dir, "file", "x");
+	cctest_write_at(vis, "file", "x");
 	spawn_idle(extra, 3, &p, &res);
 	assert_sandboxed(p.pid, 2, 0);
 	ck_assert_int_eq(vmm_count_fds(p.pid, dir), 0);
 	worker = vmm_9p_worker(p.pid);
+	/* By path, the share is the worker's only: the VMM sees an empty read-only directory. */
+	snprintf(path, sizeof(path), "/proc/%d/root%s/file", (int) p.pid, dir);
+	ck_assert_int_eq(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "/proc/%d/root%s/file", (int) worker, dir);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	/* A --9p-visible share stays in the VMM's root, read-only. */
+	snprintf(path, sizeof(path), "/proc/%d/root%s/file", (int) p.pid, vis);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	ck_assert_int_eq(fd, -1);
+	ck_assert_int_eq(errno, EROFS);
 	assert_worker_sandboxed(worker, caps);
 	assert_worker_execed(p.pid, worker);
 	ck_assert_int_gt(vmm_count_fds(worker, dir), 0);
@@ -282,6 +300,7 @@ static void check_9p_caps(bool ro, unsigned long long caps)
 	/* and it ended with the VMM */
 	ck_assert_int_eq(kill(worker, 0), -1);
 	cctest_rm_rf(dir);
+	cctest_rm_rf(vis);
 }
 
 START_TEST(test_9p_rw_caps)

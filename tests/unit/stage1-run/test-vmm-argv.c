@@ -63,6 +63,8 @@ START_TEST(test_quiet)
 		"cc-journal:/p/guest/journal",
 		"--9p-hostvol",
 		"cc-journal",
+		"--9p-visible",
+		"cc-journal",
 		"--chroot",
 		"/p/stage1/rootfs",
 		"--vsock",
@@ -234,6 +236,8 @@ START_TEST(test_jail)
 		"cc-journal:/var/log/journal",
 		"--9p-hostvol",
 		"cc-journal",
+		"--9p-visible",
+		"cc-journal",
 		"--vsock",
 		"3:/cc/vm/vsock",
 		"--net",
@@ -321,7 +325,7 @@ START_TEST(test_longest)
 		ASSERT_OK(vmm_argv_build(&c, &v));
 		ck_assert_str_eq(v[argc_of(v) - 4], "fd=10");
 		ck_assert_str_eq(v[argc_of(v) - 3], "-v");
-		ck_assert_uint_eq(argc_of(v), 53); /* --kvm-fd <fd> for --chroot <dir> */
+		ck_assert_uint_eq(argc_of(v), 55); /* --kvm-fd <fd> for --chroot <dir> */
 	}
 }
 END_TEST

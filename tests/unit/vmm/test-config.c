@@ -91,6 +91,23 @@ START_TEST(test_share_limit)
 }
 END_TEST
 
+START_TEST(test_share_visible)
+{
+	ASSERT_OK(vm_config_add_share(&cfg, "a:/pod/a", &reason));
+	ASSERT_OK(vm_config_add_share(&cfg, "journal:/pod/j", &reason));
+	ck_assert(!cfg.shares[1].visible);
+	ASSERT_OK(vm_config_set_share_visible(&cfg, "journal", &reason));
+	ck_assert(cfg.shares[1].visible && !cfg.shares[0].visible);
+	/* Again: still visible, nothing else changes. */
+	ASSERT_OK(vm_config_set_share_visible(&cfg, "journal", &reason));
+	ck_assert(cfg.shares[1].visible && !cfg.shares[0].visible);
+	ASSERT_REFUSED(vm_config_set_share_visible(&cfg, "jour", &reason), ENOENT, "no --9p");
+	ASSERT_REFUSED(vm_config_set_share_visible(&cfg, "", &reason), ENOENT, "no --9p");
+	ASSERT_REFUSED(vm_config_set_share_visible(&cfg, "journal:/pod/j", &reason), ENOENT,
+		       "no --9p");
+}
+END_TEST
+
 START_TEST(test_hostvol_forms)
 {
 	char spec[64];
@@ -317,6 +334,7 @@ int main(void)
 	tcase_add_test(tc, test_share_forms);
 	tcase_add_test(tc, test_share_refused);
 	tcase_add_test(tc, test_share_limit);
+	tcase_add_test(tc, test_share_visible);
 	tcase_add_test(tc, test_hostvol_forms);
 	tcase_add_test(tc, test_vsock_forms);
 	tcase_add_test(tc, test_vsock_refused);
