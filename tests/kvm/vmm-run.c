@@ -223,13 +223,15 @@ int vmm_count_fds(pid_t pid, const char *prefix)
 	return (int) cctest_fds_on(pid, prefix, true);
 }
 
-pid_t vmm_9p_worker(pid_t pid)
+pid_t vmm_child(pid_t pid, const char *comm)
 {
+	char want[64];
 	struct dirent *de;
 	pid_t found = -1;
 	unsigned n = 0;
 	DIR *d = opendir("/proc");
 
+	snprintf(want, sizeof(want), "(%s)", comm);
 	ck_assert_ptr_nonnull(d);
 	while ((de = readdir(d))) {
 		char path[300], line[512], *close_paren;
@@ -244,13 +246,23 @@ pid_t vmm_9p_worker(pid_t pid)
 			continue;
 		if (fgets(line, sizeof(line), f) && (close_paren = strrchr(line, ')')) &&
 		    sscanf(close_paren + 1, " %*c %d", &ppid) == 1 && ppid == pid &&
-		    strstr(line, "(cc-vmm-9p)")) {
+		    strstr(line, want)) {
 			found = atoi(de->d_name);
 			n++;
 		}
 		fclose(f);
 	}
 	closedir(d);
-	ck_assert_msg(n == 1, "VMM %d has %u 9p workers", (int) pid, n);
+	ck_assert_msg(n == 1, "%d has %u children named %s", (int) pid, n, comm);
 	return found;
+}
+
+pid_t vmm_9p_worker(pid_t pid)
+{
+	return vmm_child(pid, "cc-vmm-9p");
+}
+
+pid_t vmm_9p_broker(pid_t worker)
+{
+	return vmm_child(worker, "cc-vmm-9p-fs");
 }

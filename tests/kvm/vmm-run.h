@@ -43,6 +43,9 @@ long long vmm_kv(const char *out, const char *key);
 unsigned vmm_count_threads(pid_t pid);
 /* How many fds of pid point at something whose name starts with prefix. */
 int vmm_count_fds(pid_t pid, const char *prefix);
-/* The 9p worker of the VMM pid (its child named cc-vmm-9p); fails the test when there is none
- * or more than one. */
+/* The child of pid whose command is comm; fails the test when there is none or more than one. */
+pid_t vmm_child(pid_t pid, const char *comm);
+/* The 9p worker of the VMM pid (its child named cc-vmm-9p). */
 pid_t vmm_9p_worker(pid_t pid);
+/* The 9p worker's broker (its child named cc-vmm-9p-fs). */
+pid_t vmm_9p_broker(pid_t worker);

@@ -27,7 +27,8 @@ static int p9_reply_new(struct p9_req *req, struct p9_fid *dir, const char *name
 	struct stat st;
 	int r;
 
-	if ((r = fsp_lookup(dir->node->fd, name, &fd)) < 0 || (r = fsp_stat(fd, &st)) < 0 ||
+	if ((r = fsp_lookup(req->srv->fs, dir->node->fd, name, &fd)) < 0 ||
+	    (r = fsp_stat(fd, &st)) < 0 ||
 	    (r = p9_hostvol_check_new(req->srv, dir->node, name, &st)) < 0)
 		return r;
 	p9_qid_from_stat(req->srv, &st, &qid);
@@ -114,15 +115,18 @@ int p9_op_link(struct p9_req *req)
 		return -EPERM;
 	if ((r = p9_hostvol_same(fid->node, dir->node)) < 0)
 		return r;
-	return fsp_link(req->srv->fs, fid->node->fd, dir->node->fd, name);
+	if (!fid->node->parent)
+		return -EPERM;
+	return fsp_link(req->srv->fs, fid->node->fd, fid->node->parent->fd, fid->node->name,
+			dir->node->fd, name);
 }
 
 /* Check that n is still reachable by the name it was walked by, for name-based operations. */
-static int p9_node_check_name(struct p9_node *n)
+static int p9_node_check_name(const struct p9_server *srv, struct p9_node *n)
 {
 	if (!n->parent)
 		return -EBUSY; /* the export root */
-	return fsp_check_same(n->parent->fd, n->name,
+	return fsp_check_same(srv->fs, n->parent->fd, n->name,
 			      &(struct stat){.st_dev = n->dev, .st_ino = n->ino});
 }
 
@@ -139,12 +143,13 @@ int p9_op_rename(struct p9_req *req)
 	    (r = p9_get_name(req, name)) < 0)
 		return r;
 	n = fid->node;
-	if ((r = p9_node_check_name(n)) < 0 || (r = p9_hostvol_same(n->parent, dir->node)) < 0)
+	if ((r = p9_node_check_name(req->srv, n)) < 0 ||
+	    (r = p9_hostvol_same(n->parent, dir->node)) < 0)
 		return r;
 	new_name = strdup(name);
 	if (!new_name)
 		return -ENOMEM;
-	r = fsp_rename(n->parent->fd, n->name, dir->node->fd, name);
+	r = fsp_rename(req->srv->fs, n->parent->fd, n->name, dir->node->fd, name);
 	if (r < 0) {
 		free(new_name);
 		return r;
@@ -178,7 +183,7 @@ int p9_op_renameat(struct p9_req *req)
 	    (r = p9_get_dir_fid(req, &new_dir)) < 0 || (r = p9_get_name(req, new_name)) < 0 ||
 	    (r = p9_hostvol_same(old_dir->node, new_dir->node)) < 0)
 		return r;
-	return fsp_rename(old_dir->node->fd, old_name, new_dir->node->fd, new_name);
+	return fsp_rename(req->srv->fs, old_dir->node->fd, old_name, new_dir->node->fd, new_name);
 }
 
 int p9_op_unlinkat(struct p9_req *req)
@@ -193,7 +198,7 @@ int p9_op_unlinkat(struct p9_req *req)
 		return r;
 	if (flags & ~P9_DOTL_AT_REMOVEDIR)
 		return -EINVAL;
-	return fsp_unlink(dir->node->fd, name, flags & P9_DOTL_AT_REMOVEDIR);
+	return fsp_unlink(req->srv->fs, dir->node->fd, name, flags & P9_DOTL_AT_REMOVEDIR);
 }
 
 int p9_op_remove(struct p9_req *req)
@@ -211,8 +216,8 @@ int p9_op_remove(struct p9_req *req)
 		r = -EROFS;
 	else if (fid->kind != P9_FID_FILE)
 		r = -EINVAL;
-	else if ((r = p9_node_check_name(n)) >= 0)
-		r = fsp_unlink(n->parent->fd, n->name, S_ISDIR(n->mode));
+	else if ((r = p9_node_check_name(req->srv, n)) >= 0)
+		r = fsp_unlink(req->srv->fs, n->parent->fd, n->name, S_ISDIR(n->mode));
 	p9_fid_free(req->srv, fid);
 	return r;
 }

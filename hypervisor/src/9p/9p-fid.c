@@ -70,7 +70,7 @@ int p9_node_lookup(struct p9_server *srv, struct p9_node *parent, const char *na
 	r = p9_budget_fds(srv, 1);
 	if (r < 0)
 		return r;
-	r = fsp_lookup(parent->fd, name, &fd);
+	r = fsp_lookup(srv->fs, parent->fd, name, &fd);
 	if (r < 0)
 		return r;
 	return p9_node_new(srv, fd, parent, name, ret);

@@ -83,7 +83,8 @@ int p9_op_lopen(struct p9_req *req)
 	if ((r = p9_reply_room(req, P9_QID_SIZE + 4)) < 0 || (r = p9_budget_fds(req->srv, 1)) < 0 ||
 	    (r = p9_node_qid(req->srv, fid->node, &qid)) < 0)
 		return r;
-	r = fsp_reopen(req->srv->fs, fid->node->fd, flags, &fd);
+	r = fsp_reopen(req->srv->fs, fid->node->fd, fid->node->parent ? fid->node->parent->fd : -1,
+		       fid->node->parent ? fid->node->name : "", flags, &fd);
 	if (r < 0)
 		return r;
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) {

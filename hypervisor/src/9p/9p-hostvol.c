@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "9p/9p-internal.h"
+#include "9p/hostvol-policy.h"
 
 int p9_server_add_hostvol(struct p9_server *srv, const struct p9_hostvol *v)
 {
@@ -65,90 +66,52 @@ int p9_hostvol_of(const struct p9_server *srv, const struct p9_node *parent, con
 	return parent ? parent->hostvol : -1;
 }
 
-mode_t p9_hostvol_mode(const struct p9_server *srv, int vol, mode_t fmt, mode_t mode)
+static const struct p9_hostvol *p9_hostvol_get(const struct p9_server *srv, int vol)
 {
-	(void) srv;
-	if (vol < 0)
-		return mode;
-	/* setgid on a directory only hands its group to new nodes; on a file it is privilege. */
-	if (S_ISDIR(fmt))
-		return mode & ~(mode_t) S_ISUID;
-	return mode & ~(mode_t) (S_ISUID | S_ISGID);
+	return vol < 0 ? NULL : &srv->hostvols[vol];
 }
 
-/* Whether id may own a node of a volume whose root is owned by root_id. */
-static bool p9_hostvol_id_ok(uint32_t id, uint32_t root_id)
+mode_t p9_hostvol_mode(const struct p9_server *srv, int vol, mode_t fmt, mode_t mode)
 {
-	return id != 0 || id == root_id;
+	return hostvol_policy_mode(p9_hostvol_get(srv, vol), fmt, mode);
 }
 
 void p9_hostvol_owner(const struct p9_server *srv, int vol, uint32_t *uid, uint32_t *gid)
 {
-	const struct p9_hostvol *v;
-
-	if (vol < 0)
-		return;
-	v = &srv->hostvols[vol];
-	if (!p9_hostvol_id_ok(*uid, v->uid))
-		*uid = v->uid;
-	if (!p9_hostvol_id_ok(*gid, v->gid))
-		*gid = v->gid;
+	hostvol_policy_owner(p9_hostvol_get(srv, vol), uid, gid);
 }
 
 int p9_hostvol_check_new(const struct p9_server *srv, const struct p9_node *dir, const char *name,
 			 const struct stat *st)
 {
-	const struct p9_hostvol *v;
 	int r;
 
-	if (dir->hostvol < 0)
-		return 0;
-	v = &srv->hostvols[dir->hostvol];
-	if (p9_hostvol_id_ok(st->st_uid, v->uid) && p9_hostvol_id_ok(st->st_gid, v->gid) &&
-	    (st->st_mode & 07777) ==
-		    p9_hostvol_mode(srv, dir->hostvol, st->st_mode, st->st_mode & 07777))
+	if (hostvol_policy_allows(p9_hostvol_get(srv, dir->hostvol), st))
 		return 0;
 	/* Only if the name still designates what was made (the host may have moved it). */
-	r = fsp_check_same(dir->fd, name, st);
+	r = fsp_check_same(srv->fs, dir->fd, name, st);
 	if (r >= 0)
-		r = fsp_unlink(dir->fd, name, S_ISDIR(st->st_mode));
+		r = fsp_unlink(srv->fs, dir->fd, name, S_ISDIR(st->st_mode));
 	return r < 0 ? r : -EPERM;
 }
 
 int p9_hostvol_setattr(const struct p9_server *srv, const struct p9_node *n, struct fsp_setattr *a)
 {
-	const struct p9_hostvol *v;
 	struct stat st;
 	int r;
 
 	if (n->hostvol < 0)
 		return 0;
-	v = &srv->hostvols[n->hostvol];
 	r = fsp_stat(n->fd, &st);
 	if (r < 0)
 		return r;
-	/* A chown that changes nothing stays allowed (tar and cp -a restore every owner). */
-	if ((a->set_uid && a->uid != st.st_uid && !p9_hostvol_id_ok(a->uid, v->uid)) ||
-	    (a->set_gid && a->gid != st.st_gid && !p9_hostvol_id_ok(a->gid, v->gid)))
-		return -EPERM;
-	/*
-	 * Bits stripped, not refused: what the kernel does to a chmod g+s by a caller outside
-	 * the group, and what keeps tar, cp -a and package managers working in a volume.
-	 */
-	if (a->set_mode)
-		a->mode = p9_hostvol_mode(srv, n->hostvol, st.st_mode, a->mode & 07777);
-	else if (a->set_size && S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID))) {
-		/* A truncate is a write: the kernel keeps the bits for the VMM (CAP_FSETID). */
-		a->set_mode = true;
-		a->mode = p9_hostvol_mode(srv, n->hostvol, st.st_mode, st.st_mode & 07777);
-	}
-	return 0;
+	return hostvol_policy_setattr(p9_hostvol_get(srv, n->hostvol), &st, a);
 }
 
 int p9_hostvol_open_write(const struct p9_server *srv, const struct p9_node *n, int open_fd)
 {
-	(void) srv;
 	if (n->hostvol < 0)
 		return 0;
-	return fsp_drop_suid(open_fd);
+	return fsp_drop_suid(srv->fs, open_fd, n->parent ? n->parent->fd : -1,
+			     n->parent ? n->name : "");
 }

@@ -110,7 +110,7 @@ int p9_op_setattr(struct p9_req *req)
 	if (r < 0)
 		return r;
 	if (n->parent && S_ISLNK(n->mode)) {
-		r = fsp_check_same(n->parent->fd, n->name,
+		r = fsp_check_same(req->srv->fs, n->parent->fd, n->name,
 				   &(struct stat){.st_dev = n->dev, .st_ino = n->ino});
 		if (r < 0)
 			return r;
@@ -163,13 +163,16 @@ int p9_op_readlink(struct p9_req *req)
 }
 
 /* The value (or the list, for an empty name) into a new buffer of *ret_cap bytes. */
-static int p9_xattr_fetch(struct p9_server *srv, int fd, const char *name, uint8_t **ret,
-			  size_t *ret_len, size_t *ret_cap)
+static int p9_xattr_fetch(struct p9_server *srv, const struct p9_node *node, const char *name,
+			  uint8_t **ret, size_t *ret_len, size_t *ret_cap)
 {
 	_cleanup_free_ uint8_t *buf = NULL;
+	int fd = node->fd, dir = node->parent ? node->parent->fd : -1;
+	const char *at = node->parent ? node->name : "";
 	int n, r;
 
-	n = name[0] ? fsp_xattr_get(fd, name, NULL, 0) : fsp_xattr_list(fd, NULL, 0);
+	n = name[0] ? fsp_xattr_get(srv->fs, fd, dir, at, name, NULL, 0)
+		    : fsp_xattr_list(srv->fs, fd, dir, at, NULL, 0);
 	if (n < 0)
 		return n;
 	if ((size_t) n > P9_XATTR_MAX)
@@ -184,8 +187,8 @@ static int p9_xattr_fetch(struct p9_server *srv, int fd, const char *name, uint8
 	*ret_cap = (size_t) n;
 	if (n > 0) {
 		/* A value that changed size in between gets -ERANGE, like getxattr(2). */
-		n = name[0] ? fsp_xattr_get(fd, name, buf, (size_t) n)
-			    : fsp_xattr_list(fd, (char *) buf, (size_t) n);
+		n = name[0] ? fsp_xattr_get(srv->fs, fd, dir, at, name, buf, (size_t) n)
+			    : fsp_xattr_list(srv->fs, fd, dir, at, (char *) buf, (size_t) n);
 		if (n < 0)
 			return n;
 	}
@@ -212,7 +215,7 @@ int p9_op_xattrwalk(struct p9_req *req)
 	if (srv->n_fids >= srv->lim.max_fids)
 		return -EMFILE;
 	if ((r = p9_reply_room(req, 8)) < 0 ||
-	    (r = p9_xattr_fetch(srv, fid->node->fd, name, &buf, &len, &cap)) < 0)
+	    (r = p9_xattr_fetch(srv, fid->node, name, &buf, &len, &cap)) < 0)
 		return r;
 	r = p9_fid_new(srv, newfid_id, &newfid);
 	if (r >= 0)
@@ -279,11 +282,15 @@ int p9_op_xattrcreate(struct p9_req *req)
 
 int p9_xattr_commit(struct p9_server *srv, struct p9_fid *fid)
 {
-	(void) srv;
+	const struct p9_node *n = fid->node;
+	int dir = n->parent ? n->parent->fd : -1;
+	const char *at = n->parent ? n->name : "";
+
 	if (fid->xlen != fid->xsize)
 		return -EINVAL;
 	/* Linux's removexattr() arrives as an xattrcreate of size 0. */
 	if (fid->xsize == 0)
-		return fsp_xattr_remove(fid->node->fd, fid->xname);
-	return fsp_xattr_set(fid->node->fd, fid->xname, fid->xbuf, fid->xsize, fid->xflags);
+		return fsp_xattr_remove(srv->fs, n->fd, dir, at, fid->xname);
+	return fsp_xattr_set(srv->fs, n->fd, dir, at, fid->xname, fid->xbuf, fid->xsize,
+			     fid->xflags);
 }

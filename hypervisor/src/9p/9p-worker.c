@@ -18,19 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "9p/9p-buf.h"
 #include "9p/9p-dev.h"
-#include "9p/9p-wire.h"
+#include "9p/9p-worker-internal.h"
 #include "cc/cleanup.h"
 #include "cc/log.h"
-
-struct p9_worker_state {
-	int sock;
-	unsigned n;
-	uint8_t *shm;
-	struct p9_server *srv[P9_WORKER_EXPORTS_MAX];
-	struct p9_buf req; /* the request being served, copied out of the shared area */
-};
 
 /*
  * Only the socket stays beside 0-2: the VMM's other descriptors (the pod lock, taps, consoles)
@@ -129,13 +120,16 @@ static int p9_worker_loop(struct p9_worker_state *s)
 	bool trimmed = true;
 
 	for (;;) {
-		struct pollfd p = {.fd = s->sock, .events = POLLIN};
-		int r = poll(&p, 1, trimmed ? -1 : (int) (V9P_IDLE_NS / 1000000));
+		/* The broker's end is watched too: without it, the exports are gone. */
+		struct pollfd p[2] = {{.fd = s->sock, .events = POLLIN}, {.fd = s->broker}};
+		int r = poll(p, 2, trimmed ? -1 : (int) (V9P_IDLE_NS / 1000000));
 
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return -errno;
+		if (p[1].revents & (POLLHUP | POLLERR))
+			return log_debug_errno(EPIPE, "9p worker: the broker is gone");
 		if (r == 0) {
 			p9_worker_trim(s);
 			trimmed = true;
@@ -151,7 +145,7 @@ static int p9_worker_loop(struct p9_worker_state *s)
 _Noreturn void p9_worker_main(int sock, pid_t parent, uint8_t *shm, const struct p9_export *exports,
 			      unsigned n, p9_worker_enter_fn enter, void *userdata)
 {
-	struct p9_worker_state s = {.sock = P9_WORKER_SOCK_FD, .n = n, .shm = shm};
+	struct p9_worker_state s = {.sock = P9_WORKER_SOCK_FD, .n = n, .shm = shm, .broker = -1};
 	struct p9_wire_hello h = {.n = n};
 	int r;
 
@@ -168,10 +162,15 @@ _Noreturn void p9_worker_main(int sock, pid_t parent, uint8_t *shm, const struct
 		_exit(1);
 	for (unsigned i = 0; i < n; i++)
 		(void) p9_worker_open(&exports[i], &s.srv[i], &h.res[i]);
-	h.error = r = enter ? enter(userdata) : 0;
+	/* The capabilities go to the broker; the worker, which parses, keeps none. */
+	r = p9_worker_broker_start(&s, exports, enter, userdata);
+	if (r >= 0 && enter)
+		r = enter(userdata, P9_WORKER_PARSER);
+	h.error = r;
 	if (p9_wire_send(s.sock, &h, sizeof(h)) < 0 || r < 0)
 		_exit(1);
 	r = p9_worker_loop(&s);
+	p9_worker_broker_stop(&s);
 	if (r < 0)
 		log_debug_errno(r, "9p worker: %m");
 	_exit(r < 0 ? (r == -EBADMSG ? 2 : 1) : 0);

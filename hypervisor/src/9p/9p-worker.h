@@ -53,10 +53,20 @@ struct p9_export_result {
 #define P9_EXPORT_HOSTVOL_ROOT (-2) /* hostvol_root */
 
 /*
- * In the worker, once its exports are open: its sandbox. Returns 0 or a negative errno (the
- * worker then exits and p9_worker_start() fails with it).
+ * The worker is two processes (docs/9p.md, "The broker"): the parser, which the VMM talks to
+ * and which parses 9P with no capability, and the broker it forks once the exports are open,
+ * which holds the capabilities and performs only checked file operations for it (fs-broker.h).
  */
-typedef int (*p9_worker_enter_fn)(void *userdata);
+enum p9_worker_role {
+	P9_WORKER_PARSER,
+	P9_WORKER_BROKER,
+};
+
+/*
+ * In each of them, once the exports are open and the broker forked: its sandbox. Returns 0 or a
+ * negative errno (the worker then exits and p9_worker_start() fails with it).
+ */
+typedef int (*p9_worker_enter_fn)(void *userdata, enum p9_worker_role role);
 
 struct p9_worker;
 

@@ -53,6 +53,16 @@ struct p9_server *p9_server_free(struct p9_server *srv)
 	return NULL;
 }
 
+int p9_server_root_fd(const struct p9_server *srv)
+{
+	return fsp_root_fd(srv->fs);
+}
+
+void p9_server_set_broker(struct p9_server *srv, int sock)
+{
+	fsp_set_broker(srv->fs, sock);
+}
+
 void p9_server_set_max_fids(struct p9_server *srv, unsigned max_fids)
 {
 	srv->lim.max_fids = max_fids ? max_fids : 1;

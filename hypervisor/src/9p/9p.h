@@ -70,6 +70,10 @@ int p9_server_add_hostvol(struct p9_server *srv, const struct p9_hostvol *v);
 int p9_server_add_hostvol_root(struct p9_server *srv);
 /* Cap on fids (and 2x that on held host descriptors); for tests and small VMMs. */
 void p9_server_set_max_fids(struct p9_server *srv, unsigned max_fids);
+/* The export's root directory (an O_PATH fd the server keeps). */
+int p9_server_root_fd(const struct p9_server *srv);
+/* What the server may not do itself, it asks the broker on sock for (fs-broker.h). */
+void p9_server_set_broker(struct p9_server *srv, int sock);
 /* Set every budget (a 0 field keeps the current one); they apply to what is asked next. */
 void p9_server_set_limits(struct p9_server *srv, const struct p9_limits *lim);
 void p9_server_get_limits(const struct p9_server *srv, struct p9_limits *ret);

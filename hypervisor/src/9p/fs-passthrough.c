@@ -10,6 +10,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "9p/fs-broker.h"
 #include "9p/fs-passthrough.h"
 #include "cc/cleanup.h"
 #include "cc/log.h"
@@ -20,7 +21,43 @@
 struct fsp {
 	int root_fd;
 	int proc_fd; /* /proc/self/fd, or -1 when /proc is not mounted */
+	int broker;  /* the broker's socket (fs-broker.h), or -1: this process does it all */
 };
+
+/*
+ * One request to the broker: the descriptors by slot (-1: not sent), want_fds back on success
+ * into ret_fds.
+ */
+static int fsp_ask(const struct fsp *fs, struct fsb_req *q, const int slots[FSB_FDS_MAX],
+		   const char *name, const char *name2, const void *value, int *ret_fds,
+		   unsigned want_fds, void *data, size_t data_cap)
+{
+	int fds[FSB_FDS_MAX], got[FSB_FDS_MAX];
+	unsigned n = 0, n_got = 0;
+	int r;
+
+	q->fd_mask = 0;
+	for (unsigned i = 0; i < FSB_FDS_MAX; i++)
+		if (slots[i] >= 0) {
+			q->fd_mask |= 1u << i;
+			fds[n++] = slots[i];
+		}
+	r = fsb_call(fs->broker, q, fds, n, name, name2, value, got, &n_got, data, data_cap);
+	if (r >= 0 && n_got != want_fds)
+		r = -EIO;
+	for (unsigned i = 0; i < n_got; i++) {
+		if (r >= 0)
+			ret_fds[i] = got[i];
+		else
+			(void) close(got[i]);
+	}
+	return r;
+}
+
+static bool fsp_denied(int r)
+{
+	return r == -EACCES || r == -EPERM;
+}
 
 static int fsp_openat2(int dir_fd, const char *name, int flags, mode_t mode)
 {
@@ -37,24 +74,55 @@ static int fsp_openat2(int dir_fd, const char *name, int flags, mode_t mode)
 	return r < 0 ? -errno : (int) r;
 }
 
-int fsp_new(const char *dir, struct fsp **ret)
+static int fsp_new_fd(int root_fd, struct fsp **ret)
 {
-	_cleanup_close_ int root_fd = -1;
 	struct stat st;
 	struct fsp *fs;
 
-	root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root_fd < 0)
-		return -errno;
 	if (fstat(root_fd, &st) < 0)
 		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
 	fs = calloc(1, sizeof(*fs));
 	if (!fs)
 		return -ENOMEM;
 	fs->proc_fd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	fs->root_fd = TAKE_FD(root_fd);
+	fs->root_fd = root_fd;
+	fs->broker = -1;
 	*ret = fs;
 	return 0;
+}
+
+int fsp_new(const char *dir, struct fsp **ret)
+{
+	_cleanup_close_ int root_fd = -1;
+	int r;
+
+	root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0)
+		return -errno;
+	r = fsp_new_fd(root_fd, ret);
+	if (r >= 0)
+		TAKE_FD(root_fd);
+	return r;
+}
+
+int fsp_new_at(int root_fd, struct fsp **ret)
+{
+	_cleanup_close_ int fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	r = fsp_new_fd(fd, ret);
+	if (r >= 0)
+		TAKE_FD(fd);
+	return r;
+}
+
+void fsp_set_broker(struct fsp *fs, int sock)
+{
+	fs->broker = sock;
 }
 
 struct fsp *fsp_free(struct fsp *fs)
@@ -77,13 +145,16 @@ bool fsp_name_valid(const char *name)
 	return name[0] && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
-int fsp_lookup(int dir_fd, const char *name, int *ret_fd)
+int fsp_lookup(const struct fsp *fs, int dir_fd, const char *name, int *ret_fd)
 {
 	int fd;
 
 	if (!fsp_name_valid(name))
 		return -EINVAL;
 	fd = fsp_openat2(dir_fd, name, O_PATH, 0);
+	if (fsp_denied(fd) && fs->broker >= 0)
+		return fsp_ask(fs, &(struct fsb_req){.op = FSB_LOOKUP}, (int[]){dir_fd, -1, -1},
+			       name, NULL, NULL, ret_fd, 1, NULL, 0);
 	if (fd < 0)
 		return fd;
 	*ret_fd = fd;
@@ -100,7 +171,8 @@ static void fsp_fd_name(int fd, char buf[static 16])
 	(void) snprintf(buf, 16, "%d", fd);
 }
 
-int fsp_reopen(const struct fsp *fs, int path_fd, int flags, int *ret_fd)
+int fsp_reopen(const struct fsp *fs, int path_fd, int dir_fd, const char *node_name, int flags,
+	       int *ret_fd)
 {
 	char name[16];
 	struct stat st;
@@ -124,6 +196,11 @@ int fsp_reopen(const struct fsp *fs, int path_fd, int flags, int *ret_fd)
 	} else {
 		return -EOPNOTSUPP;
 	}
+	if (fd < 0 && fsp_denied(-errno) && fs->broker >= 0)
+		return fsp_ask(fs, &(struct fsb_req){.op = FSB_REOPEN, .flags = (uint32_t) flags},
+			       (int[]){path_fd, S_ISDIR(st.st_mode) ? -1 : dir_fd, -1},
+			       S_ISDIR(st.st_mode) ? NULL : node_name, NULL, NULL, ret_fd, 1, NULL,
+			       0);
 	if (fd < 0)
 		return -errno;
 	*ret_fd = fd;
@@ -141,9 +218,25 @@ int fsp_create(const struct fsp *fs, int dir_fd, const char *name, int flags, mo
 
 	if (!fsp_name_valid(name))
 		return -EINVAL;
+	flags &= ~(O_DIRECTORY | O_PATH | O_TMPFILE | O_CREAT);
+	if (fs->broker >= 0) {
+		int fds[2];
+
+		r = fsp_ask(fs,
+			    &(struct fsb_req){.op = FSB_CREATE,
+					      .flags = (uint32_t) flags,
+					      .mode = mode,
+					      .uid = uid,
+					      .gid = gid},
+			    (int[]){dir_fd, -1, -1}, name, NULL, NULL, fds, 2, NULL, 0);
+		if (r >= 0) {
+			*ret_open_fd = fds[0];
+			*ret_path_fd = fds[1];
+		}
+		return r;
+	}
 	if (fs->proc_fd < 0)
 		return -EOPNOTSUPP;
-	flags &= ~(O_DIRECTORY | O_PATH | O_TMPFILE | O_CREAT);
 	fd = fsp_openat2(dir_fd, name, flags | O_CREAT | O_EXCL, mode & 07777);
 	if (fd >= 0) {
 		/*
@@ -157,10 +250,10 @@ int fsp_create(const struct fsp *fs, int dir_fd, const char *name, int flags, mo
 		made = true;
 	} else if (fd == -EEXIST && !(flags & O_EXCL)) {
 		/* An existing file: opened like Tlopen would, so never a FIFO or a device. */
-		r = fsp_lookup(dir_fd, name, &path_fd);
+		r = fsp_lookup(fs, dir_fd, name, &path_fd);
 		if (r < 0)
 			return r;
-		r = fsp_reopen(fs, path_fd, flags, &fd);
+		r = fsp_reopen(fs, path_fd, dir_fd, name, flags, &fd);
 		if (r < 0)
 			return r;
 		if (fstat(fd, &st) < 0)
@@ -194,7 +287,7 @@ static int fsp_adopt(const struct fsp *fs, int dir_fd, const char *name, uint32_
 	struct stat st;
 	int r;
 
-	r = fsp_lookup(dir_fd, name, &fd);
+	r = fsp_lookup(fs, dir_fd, name, &fd);
 	if (r < 0)
 		return r;
 	if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
@@ -217,6 +310,11 @@ int fsp_mkdir(const struct fsp *fs, int dir_fd, const char *name, mode_t mode, u
 
 	if (!fsp_name_valid(name))
 		return -EINVAL;
+	if (fs->broker >= 0)
+		return fsp_ask(
+			fs,
+			&(struct fsb_req){.op = FSB_MKDIR, .mode = mode, .uid = uid, .gid = gid},
+			(int[]){dir_fd, -1, -1}, name, NULL, NULL, NULL, 0, NULL, 0);
 	r = RET_NERRNO(mkdirat(dir_fd, name, mode & 07777));
 	if (r < 0)
 		return r;
@@ -230,6 +328,9 @@ int fsp_symlink(const struct fsp *fs, int dir_fd, const char *name, const char *
 
 	if (!fsp_name_valid(name) || !target[0])
 		return -EINVAL;
+	if (fs->broker >= 0)
+		return fsp_ask(fs, &(struct fsb_req){.op = FSB_SYMLINK, .uid = uid, .gid = gid},
+			       (int[]){dir_fd, -1, -1}, name, target, NULL, NULL, 0, NULL, 0);
 	r = RET_NERRNO(symlinkat(target, dir_fd, name));
 	if (r < 0)
 		return r;
@@ -245,13 +346,18 @@ int fsp_mknod(const struct fsp *fs, int dir_fd, const char *name, mode_t mode, u
 		return -EINVAL;
 	if (!S_ISFIFO(mode) && !S_ISSOCK(mode) && !S_ISREG(mode))
 		return -EPERM;
+	if (fs->broker >= 0)
+		return fsp_ask(
+			fs,
+			&(struct fsb_req){.op = FSB_MKNOD, .mode = mode, .uid = uid, .gid = gid},
+			(int[]){dir_fd, -1, -1}, name, NULL, NULL, NULL, 0, NULL, 0);
 	r = RET_NERRNO(mknodat(dir_fd, name, mode & (S_IFMT | 07777), 0));
 	if (r < 0)
 		return r;
 	return fsp_adopt(fs, dir_fd, name, uid, gid, mode);
 }
 
-int fsp_drop_suid(int open_fd)
+int fsp_drop_suid(const struct fsp *fs, int open_fd, int dir_fd, const char *name)
 {
 	struct stat st;
 	int r;
@@ -261,15 +367,27 @@ int fsp_drop_suid(int open_fd)
 		return r;
 	if (!S_ISREG(st.st_mode) || !(st.st_mode & (S_ISUID | S_ISGID)))
 		return 0;
+	/* (Never a message the broker would take for malformed: it would end.) */
+	if (fs->broker >= 0 && (dir_fd < 0 || !name[0]))
+		return -EINVAL;
+	if (fs->broker >= 0)
+		return fsp_ask(fs, &(struct fsb_req){.op = FSB_DROP_SUID},
+			       (int[]){open_fd, dir_fd, -1}, name, NULL, NULL, NULL, 0, NULL, 0);
 	return RET_NERRNO(fchmod(open_fd, st.st_mode & 07777 & ~(mode_t) (S_ISUID | S_ISGID)));
 }
 
-int fsp_link(const struct fsp *fs, int fd, int dir_fd, const char *name)
+int fsp_link(const struct fsp *fs, int fd, int fd_dir, const char *fd_name, int dir_fd,
+	     const char *name)
 {
 	char fdname[16];
 
 	if (!fsp_name_valid(name))
 		return -EINVAL;
+	if (fs->broker >= 0 && (fd_dir < 0 || !fd_name[0]))
+		return -EINVAL;
+	if (fs->broker >= 0)
+		return fsp_ask(fs, &(struct fsb_req){.op = FSB_LINK}, (int[]){fd, fd_dir, dir_fd},
+			       fd_name, name, NULL, NULL, 0, NULL, 0);
 	if (linkat(fd, "", dir_fd, name, AT_EMPTY_PATH) == 0)
 		return 0;
 	if ((errno != ENOENT && errno != EPERM) || fs->proc_fd < 0)
@@ -279,26 +397,41 @@ int fsp_link(const struct fsp *fs, int fd, int dir_fd, const char *name)
 	return RET_NERRNO(linkat(fs->proc_fd, fdname, dir_fd, name, AT_SYMLINK_FOLLOW));
 }
 
-int fsp_rename(int old_dir_fd, const char *old_name, int new_dir_fd, const char *new_name)
+int fsp_rename(const struct fsp *fs, int old_dir_fd, const char *old_name, int new_dir_fd,
+	       const char *new_name)
 {
 	if (!fsp_name_valid(old_name) || !fsp_name_valid(new_name))
 		return -EINVAL;
+	if (fs->broker >= 0)
+		return fsp_ask(fs, &(struct fsb_req){.op = FSB_RENAME},
+			       (int[]){old_dir_fd, new_dir_fd, -1}, old_name, new_name, NULL, NULL,
+			       0, NULL, 0);
 	return RET_NERRNO(renameat(old_dir_fd, old_name, new_dir_fd, new_name));
 }
 
-int fsp_unlink(int dir_fd, const char *name, bool dir)
+int fsp_unlink(const struct fsp *fs, int dir_fd, const char *name, bool dir)
 {
 	if (!fsp_name_valid(name))
 		return -EINVAL;
+	if (fs->broker >= 0)
+		return fsp_ask(fs, &(struct fsb_req){.op = FSB_UNLINK, .flags = dir},
+			       (int[]){dir_fd, -1, -1}, name, NULL, NULL, NULL, 0, NULL, 0);
 	return RET_NERRNO(unlinkat(dir_fd, name, dir ? AT_REMOVEDIR : 0));
 }
 
-int fsp_check_same(int dir_fd, const char *name, const struct stat *st)
+int fsp_check_same(const struct fsp *fs, int dir_fd, const char *name, const struct stat *st)
 {
 	struct stat now;
 
-	if (fstatat(dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fstatat(dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (fsp_denied(-errno) && fs->broker >= 0)
+			return fsp_ask(fs,
+				       &(struct fsb_req){.op = FSB_CHECK_SAME,
+							 .dev = (uint64_t) st->st_dev,
+							 .ino = (uint64_t) st->st_ino},
+				       (int[]){dir_fd, -1, -1}, name, NULL, NULL, NULL, 0, NULL, 0);
 		return errno == ENOENT ? -ESTALE : -errno;
+	}
 	if (now.st_dev != st->st_dev || now.st_ino != st->st_ino)
 		return -ESTALE;
 	return 0;
@@ -333,7 +466,7 @@ static int fsp_truncate(const struct fsp *fs, int path_fd, int open_fd, uint64_t
 		return -EFBIG;
 	if (open_fd >= 0 && (fcntl(open_fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
 		return RET_NERRNO(ftruncate(open_fd, (off_t) size));
-	r = fsp_reopen(fs, path_fd, O_WRONLY, &fd);
+	r = fsp_reopen(fs, path_fd, -1, "", O_WRONLY, &fd);
 	if (r < 0)
 		return r == -EISDIR ? -EISDIR : r;
 	return RET_NERRNO(ftruncate(fd, (off_t) size));
@@ -367,6 +500,10 @@ int fsp_setattr(const struct fsp *fs, int path_fd, int open_fd, int dir_fd, cons
 	char fdname[16];
 	int r;
 
+	if (fs->broker >= 0)
+		return fsp_ask(fs, &(struct fsb_req){.op = FSB_SETATTR, .attr = *a},
+			       (int[]){path_fd, dir_fd, open_fd}, name ? name : "", NULL, NULL,
+			       NULL, 0, NULL, 0);
 	r = fsp_stat(path_fd, &st);
 	if (r < 0)
 		return r;
@@ -458,34 +595,75 @@ static int fsp_xattr_result(ssize_t n)
 	return (int) n;
 }
 
-int fsp_xattr_get(int path_fd, const char *name, void *buf, size_t size)
+/* A broker request on a node's xattrs: the node's slots and name as fsp_ask() wants them. */
+static int fsp_ask_xattr(const struct fsp *fs, struct fsb_req q, int path_fd, int dir_fd,
+			 const char *node_name, const char *name, const void *value, void *buf,
+			 size_t size)
 {
-	char path[32];
+	struct stat st;
 
-	fsp_proc_path(path_fd, path);
-	return fsp_xattr_result(getxattr(path, name, buf, size));
+	if (fsp_stat(path_fd, &st) < 0 || S_ISDIR(st.st_mode))
+		dir_fd = -1;
+	return fsp_ask(fs, &q, (int[]){path_fd, dir_fd, -1}, name, dir_fd < 0 ? NULL : node_name,
+		       value, NULL, 0, buf, size);
 }
 
-int fsp_xattr_list(int path_fd, char *buf, size_t size)
+int fsp_xattr_get(const struct fsp *fs, int path_fd, int dir_fd, const char *node_name,
+		  const char *name, void *buf, size_t size)
 {
 	char path[32];
+	int r;
 
 	fsp_proc_path(path_fd, path);
-	return fsp_xattr_result(listxattr(path, buf, size));
+	r = fsp_xattr_result(getxattr(path, name, buf, size));
+	if (fsp_denied(r) && fs->broker >= 0 && size <= FSB_VALUE_MAX)
+		return fsp_ask_xattr(
+			fs, (struct fsb_req){.op = FSB_XATTR_GET, .flags = (uint32_t) size},
+			path_fd, dir_fd, node_name, name, NULL, buf, size);
+	return r;
 }
 
-int fsp_xattr_set(int path_fd, const char *name, const void *value, size_t size, int flags)
+int fsp_xattr_list(const struct fsp *fs, int path_fd, int dir_fd, const char *node_name, char *buf,
+		   size_t size)
+{
+	char path[32];
+	int r;
+
+	fsp_proc_path(path_fd, path);
+	r = fsp_xattr_result(listxattr(path, buf, size));
+	if (fsp_denied(r) && fs->broker >= 0 && size <= FSB_VALUE_MAX)
+		return fsp_ask_xattr(
+			fs, (struct fsb_req){.op = FSB_XATTR_LIST, .flags = (uint32_t) size},
+			path_fd, dir_fd, node_name, NULL, NULL, buf, size);
+	return r;
+}
+
+int fsp_xattr_set(const struct fsp *fs, int path_fd, int dir_fd, const char *node_name,
+		  const char *name, const void *value, size_t size, int flags)
 {
 	char path[32];
 
+	if (fs->broker >= 0) {
+		if (size > FSB_VALUE_MAX)
+			return -E2BIG;
+		return fsp_ask_xattr(fs,
+				     (struct fsb_req){.op = FSB_XATTR_SET,
+						      .flags = (uint32_t) flags,
+						      .value_len = (uint32_t) size},
+				     path_fd, dir_fd, node_name, name, value, NULL, 0);
+	}
 	fsp_proc_path(path_fd, path);
 	return RET_NERRNO(setxattr(path, name, value, size, flags));
 }
 
-int fsp_xattr_remove(int path_fd, const char *name)
+int fsp_xattr_remove(const struct fsp *fs, int path_fd, int dir_fd, const char *node_name,
+		     const char *name)
 {
 	char path[32];
 
+	if (fs->broker >= 0)
+		return fsp_ask_xattr(fs, (struct fsb_req){.op = FSB_XATTR_REMOVE}, path_fd, dir_fd,
+				     node_name, name, NULL, NULL, 0);
 	fsp_proc_path(path_fd, path);
 	return RET_NERRNO(removexattr(path, name));
 }

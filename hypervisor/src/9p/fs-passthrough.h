@@ -25,6 +25,17 @@ struct fsp;
 
 /* Open dir as an export. -ENOTDIR, -ENOENT, ... */
 int fsp_new(const char *dir, struct fsp **ret);
+/* The same on a directory fd (duplicated; the caller keeps root_fd). */
+int fsp_new_at(int root_fd, struct fsp **ret);
+/*
+ * From now on, what needs a privilege the process lacks is asked of the broker on sock
+ * (fs-broker.h, docs/9p.md "The broker"); what it may do itself it still does. Not owned.
+ *
+ * Where a function below takes (dir_fd, name) next to a node's descriptor, they are the
+ * directory it was reached from and its name there (-1 and "" for an export root): the
+ * broker classifies a node that is not a directory through them.
+ */
+void fsp_set_broker(struct fsp *fs, int sock);
 struct fsp *fsp_free(struct fsp *fs);
 /* The export root, an O_PATH directory descriptor owned by fs. */
 int fsp_root_fd(const struct fsp *fs);
@@ -33,14 +44,15 @@ int fsp_root_fd(const struct fsp *fs);
 bool fsp_name_valid(const char *name);
 
 /* Look name up under dir_fd; returns an O_PATH | O_NOFOLLOW descriptor in *ret_fd. */
-int fsp_lookup(int dir_fd, const char *name, int *ret_fd);
+int fsp_lookup(const struct fsp *fs, int dir_fd, const char *name, int *ret_fd);
 int fsp_stat(int fd, struct stat *ret);
 /*
  * Open the file held by path_fd with open(2) flags (no O_CREAT). Only regular files and
  * directories are opened; anything else (FIFOs, sockets, devices) gets -EOPNOTSUPP, so a
  * guest cannot make the server block on a FIFO or touch a host device.
  */
-int fsp_reopen(const struct fsp *fs, int path_fd, int flags, int *ret_fd);
+int fsp_reopen(const struct fsp *fs, int path_fd, int dir_fd, const char *name, int flags,
+	       int *ret_fd);
 /*
  * Create (or, without O_EXCL in flags, open an existing) regular file; returns the open and
  * the O_PATH descriptors, and 1 when the file was made, 0 when it existed. A new file gets
@@ -64,12 +76,14 @@ int fsp_mknod(const struct fsp *fs, int dir_fd, const char *name, mode_t mode, u
  * Clear the setuid and setgid bits of the regular file open as open_fd, if it has any: what
  * the kernel does on a write by a caller without CAP_FSETID, which the VMM holds.
  */
-int fsp_drop_suid(int open_fd);
-int fsp_link(const struct fsp *fs, int fd, int dir_fd, const char *name);
-int fsp_rename(int old_dir_fd, const char *old_name, int new_dir_fd, const char *new_name);
-int fsp_unlink(int dir_fd, const char *name, bool dir);
+int fsp_drop_suid(const struct fsp *fs, int open_fd, int dir_fd, const char *name);
+int fsp_link(const struct fsp *fs, int fd, int fd_dir, const char *fd_name, int dir_fd,
+	     const char *name);
+int fsp_rename(const struct fsp *fs, int old_dir_fd, const char *old_name, int new_dir_fd,
+	       const char *new_name);
+int fsp_unlink(const struct fsp *fs, int dir_fd, const char *name, bool dir);
 /* Whether name in dir_fd is still the inode st describes (for name-based operations). */
-int fsp_check_same(int dir_fd, const char *name, const struct stat *st);
+int fsp_check_same(const struct fsp *fs, int dir_fd, const char *name, const struct stat *st);
 
 /* Symlink target into buf (NUL-terminated); returns its length. */
 int fsp_readlink(int fd, char *buf, size_t size);
@@ -103,7 +117,11 @@ typedef bool (*fsp_dirent_fn)(void *userdata, uint64_t ino, uint64_t next_off, u
 int fsp_readdir(int open_fd, uint64_t off, fsp_dirent_fn cb, void *userdata);
 
 /* Extended attributes of the inode held by path_fd. size 0 asks for the size. */
-int fsp_xattr_get(int path_fd, const char *name, void *buf, size_t size);
-int fsp_xattr_list(int path_fd, char *buf, size_t size);
-int fsp_xattr_set(int path_fd, const char *name, const void *value, size_t size, int flags);
-int fsp_xattr_remove(int path_fd, const char *name);
+int fsp_xattr_get(const struct fsp *fs, int path_fd, int dir_fd, const char *node_name,
+		  const char *name, void *buf, size_t size);
+int fsp_xattr_list(const struct fsp *fs, int path_fd, int dir_fd, const char *node_name, char *buf,
+		   size_t size);
+int fsp_xattr_set(const struct fsp *fs, int path_fd, int dir_fd, const char *node_name,
+		  const char *name, const void *value, size_t size, int flags);
+int fsp_xattr_remove(const struct fsp *fs, int path_fd, int dir_fd, const char *node_name,
+		     const char *name);

@@ -11,7 +11,11 @@ list(APPEND CC_VMM_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/9p-pdu.c
   ${CMAKE_CURRENT_LIST_DIR}/9p-wire.c
   ${CMAKE_CURRENT_LIST_DIR}/9p-worker.c
+  ${CMAKE_CURRENT_LIST_DIR}/9p-worker-broker.c
   ${CMAKE_CURRENT_LIST_DIR}/9p-worker-client.c
   ${CMAKE_CURRENT_LIST_DIR}/9p.c
+  ${CMAKE_CURRENT_LIST_DIR}/fs-broker.c
+  ${CMAKE_CURRENT_LIST_DIR}/fs-broker-client.c
   ${CMAKE_CURRENT_LIST_DIR}/fs-passthrough.c
+  ${CMAKE_CURRENT_LIST_DIR}/hostvol-policy.c
 )

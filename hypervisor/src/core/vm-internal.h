@@ -111,7 +111,7 @@ int vm_sandbox_enter(struct vm *vm);
 int vm_sandbox_enter_thread(struct vm *vm, bool vcpu);
 /* In the 9p worker, its exports open (p9_worker_enter_fn, userdata its const struct
  * vm_config): its sandbox. */
-int vm_sandbox_enter_9p(void *userdata);
+int vm_sandbox_enter_9p(void *userdata, enum p9_worker_role role);
 
 /*
  * vm-9p.c: start the 9p worker (with the sandbox, when there are shares: first thing, so that

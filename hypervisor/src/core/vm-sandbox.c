@@ -64,13 +64,15 @@ int vm_sandbox_enter(struct vm *vm)
 	return sandbox_enter_process(vm->sandbox);
 }
 
-int vm_sandbox_enter_9p(void *userdata)
+int vm_sandbox_enter_9p(void *userdata, enum p9_worker_role role)
 {
 	const struct vm_config *vc = userdata;
+	enum sandbox_thread kind =
+		role == P9_WORKER_BROKER ? SANDBOX_THREAD_9P_BROKER : SANDBOX_THREAD_9P;
 	struct sandbox_config cfg = {
 		.keep_fd = -1,
 		.chroot_dir = vc->sandbox_root,
-		.threads = 1u << SANDBOX_THREAD_9P,
+		.threads = 1u << kind,
 	};
 	struct sandbox *sb = NULL;
 	bool any_rw = false, any_ro = false;
@@ -83,12 +85,13 @@ int vm_sandbox_enter_9p(void *userdata)
 		any_ro |= vc->shares[i].read_only;
 		any_rw |= !vc->shares[i].read_only;
 	}
-	cfg.vmm_caps = sandbox_caps_for_9p(any_rw, any_ro);
+	/* The capabilities are the broker's; the worker, which parses 9P, keeps none. */
+	cfg.vmm_caps = role == P9_WORKER_BROKER ? sandbox_caps_for_9p(any_rw, any_ro) : 0;
 	r = sandbox_new(&cfg, &sb);
 	if (r >= 0)
 		r = sandbox_enter_process(sb);
 	if (r >= 0)
-		r = sandbox_enter_thread(sb, SANDBOX_THREAD_9P);
+		r = sandbox_enter_thread(sb, kind);
 	sandbox_free(sb);
 	return r;
 }

@@ -150,17 +150,42 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 	ANY(exit, "a thread ends"),
 };
 
+/* Memory, signals and the end: the same for the worker and its broker. */
+#define SANDBOX_RULES_9P_COMMON                                                          \
+	CLEAR(mmap, 2, PROT_EXEC, "malloc of large blocks; never executable"),           \
+		CLEAR(mprotect, 2, PROT_EXEC, "malloc arenas; never executable"),        \
+		ANY(munmap, "free"), ANY(madvise, "free; the idle trim of the buffers"), \
+		ANY(brk, "malloc in the main arena"), ANY(write, "logs on stderr"),      \
+		ANY(close, "clunk, teardown, descriptors passed"),                       \
+		ANY(rt_sigreturn, "return from a signal handler"),                       \
+		ANY(rt_sigprocmask, "abort() and raise() block signals before tgkill"),  \
+		ANY(restart_syscall, "a syscall interrupted by a signal"),               \
+		ANY(clock_gettime, "log timestamps when the vDSO is not used"),          \
+		ANY(getpid, "abort()"), ANY(gettid, "abort()"),                          \
+		{.nr = SCMP_SYS(tgkill),                                                 \
+		 .name = "tgkill",                                                       \
+		 .n_cmp = 2,                                                             \
+		 .cmp = {CMP(0, SCMP_CMP_EQ, 0, 0), CMP(2, SCMP_CMP_EQ, SIGABRT, 0)},    \
+		 .cmp0_is_pid = true,                                                    \
+		 .why = "abort(): SIGABRT to this process only"},                        \
+		ANY(exit_group, "the process exits")
+
+/*
+ * The worker parses 9P and holds no capability: it reads what an unprivileged uid may read and
+ * asks its broker for the rest, so no call here changes a file's name, owner, mode or xattrs.
+ */
 static const struct sandbox_rule sandbox_rules_9p[] = {
-	/* the VMM's requests, on the worker's socket */
+	/* the VMM's requests, on the worker's socket; the broker's answers */
 	ANY(poll, "wait for a request; the idle timeout trims the buffers"),
 	ANY(ppoll, "poll on libcs that use it"),
 	ANY(recvfrom, "a request from the VMM (recv)"),
 	ANY(sendto, "a reply to the VMM (send, MSG_NOSIGNAL)"),
-	ANY(write, "logs on stderr"),
-	ANY(close, "clunk, teardown"),
-	/* the file system (docs/9p.md "Seccomp") */
+	ANY(sendmsg, "a request to the broker, with descriptors"),
+	ANY(recvmsg, "the broker's reply, with descriptors"),
+	ANY(wait4, "reap the broker at the end"),
+	/* the file system, as an unprivileged uid (docs/9p.md "Seccomp") */
 	ANY(openat2, "9p: walk one component, RESOLVE_BENEATH"),
-	ANY(openat, "9p: reopen an O_PATH fd through /proc/self/fd, create"),
+	ANY(openat, "9p: reopen an O_PATH fd through /proc/self/fd"),
 	ANY(newfstatat, "9p: getattr, qids (fstatat AT_EMPTY_PATH)"),
 	ANY(fstatfs, "9p: statfs"),
 	ANY(getdents64, "9p: readdir"),
@@ -169,50 +194,45 @@ static const struct sandbox_rule sandbox_rules_9p[] = {
 	ANY(pwrite64, "9p: write"),
 	ANY(fsync, "9p: Tfsync"),
 	ANY(fdatasync, "9p: Tfsync with datasync"),
-	ANY(ftruncate, "9p: setattr size"),
 	FCNTL(F_OFD_SETLK, "9p: Tlock"),
 	FCNTL(F_OFD_GETLK, "9p: Tgetlock"),
 	FCNTL(F_GETFL, "9p: the open flags of a fid"),
 	FCNTL(F_DUPFD_CLOEXEC, "9p: duplicate a held fd"),
+	ANY(readlinkat, "9p: readlink"),
+	ANY(getxattr, "9p: xattrwalk"),
+	ANY(lgetxattr, "9p: xattrwalk of a symlink"),
+	ANY(listxattr, "9p: xattr list"),
+	ANY(llistxattr, "9p: xattr list of a symlink"),
+	SANDBOX_RULES_9P_COMMON,
+};
+
+/* The broker: the file operations that need its capabilities, on descriptors it checked. */
+static const struct sandbox_rule sandbox_rules_9p_broker[] = {
+	ANY(recvmsg, "a request from the worker, with descriptors"),
+	ANY(sendmsg, "the reply, with descriptors"),
+	ANY(openat2, "9p: walk one component, RESOLVE_BENEATH; create"),
+	ANY(openat, "9p: reopen through /proc/self/fd; '..' to classify a directory"),
+	ANY(newfstatat, "9p: what a descriptor is, whether a name still designates it"),
+	ANY(ftruncate, "9p: setattr size"),
+	FCNTL(F_GETFL, "9p: whether an open file is writable (truncate)"),
+	FCNTL(F_DUPFD_CLOEXEC, "9p: a root fd for its own /proc/self/fd table"),
 	ANY(mkdirat, "9p: mkdir"),
 	ANY(symlinkat, "9p: symlink"),
 	ANY(mknodat, "9p: mknod (FIFOs, sockets, regular files; never devices)"),
 	ANY(linkat, "9p: link"),
 	ANY(renameat, "9p: rename, renameat"),
 	ANY(renameat2, "9p: rename on libcs that use it"),
-	ANY(unlinkat, "9p: unlinkat, remove"),
-	ANY(readlinkat, "9p: readlink"),
+	ANY(unlinkat, "9p: unlinkat, remove; a node the host-volume policy refuses"),
 	ANY(fchownat, "9p: setattr uid/gid, owner of new nodes"),
 	ANY(fchown, "9p: owner of new files"),
 	ANY(fchmodat, "9p: setattr mode, mode of new nodes"),
-	ANY(fchmod, "9p: mode of new files"),
+	ANY(fchmod, "9p: mode of new files; setuid and setgid dropped"),
 	ANY(utimensat, "9p: setattr times"),
-	ANY(getxattr, "9p: xattrwalk"),
-	ANY(lgetxattr, "9p: xattrwalk of a symlink"),
-	ANY(listxattr, "9p: xattr list"),
-	ANY(llistxattr, "9p: xattr list of a symlink"),
+	ANY(getxattr, "9p: xattrwalk the worker may not read"),
+	ANY(listxattr, "9p: xattr list the worker may not read"),
 	ANY(setxattr, "9p: xattrcreate (user.*)"),
 	ANY(removexattr, "9p: xattrcreate of size 0"),
-	/* memory */
-	CLEAR(mmap, 2, PROT_EXEC, "malloc of large blocks; never executable"),
-	CLEAR(mprotect, 2, PROT_EXEC, "malloc arenas; never executable"),
-	ANY(munmap, "free"),
-	ANY(madvise, "free; the idle trim of the buffers"),
-	ANY(brk, "malloc in the main arena"),
-	/* signals, time, the end */
-	ANY(rt_sigreturn, "return from a signal handler"),
-	ANY(rt_sigprocmask, "abort() and raise() block signals before tgkill"),
-	ANY(restart_syscall, "a syscall interrupted by a signal"),
-	ANY(clock_gettime, "log timestamps when the vDSO is not used"),
-	ANY(getpid, "abort()"),
-	ANY(gettid, "abort()"),
-	{.nr = SCMP_SYS(tgkill),
-	 .name = "tgkill",
-	 .n_cmp = 2,
-	 .cmp = {CMP(0, SCMP_CMP_EQ, 0, 0), CMP(2, SCMP_CMP_EQ, SIGABRT, 0)},
-	 .cmp0_is_pid = true,
-	 .why = "abort(): SIGABRT to this process only"},
-	ANY(exit_group, "the worker exits"),
+	SANDBOX_RULES_9P_COMMON,
 };
 
 const struct sandbox_rule *sandbox_rules_get(enum sandbox_thread kind, unsigned *ret_n)
@@ -227,6 +247,9 @@ const struct sandbox_rule *sandbox_rules_get(enum sandbox_thread kind, unsigned 
 	case SANDBOX_THREAD_9P:
 		*ret_n = ARRAY_SIZE(sandbox_rules_9p);
 		return sandbox_rules_9p;
+	case SANDBOX_THREAD_9P_BROKER:
+		*ret_n = ARRAY_SIZE(sandbox_rules_9p_broker);
+		return sandbox_rules_9p_broker;
 	default:
 		*ret_n = 0;
 		return NULL;

@@ -32,6 +32,7 @@ static const char *const sandbox_thread_names[_SANDBOX_THREAD_MAX] = {
 	[SANDBOX_THREAD_VCPU] = "vcpu",
 	[SANDBOX_THREAD_VMM] = "vmm",
 	[SANDBOX_THREAD_9P] = "9p",
+	[SANDBOX_THREAD_9P_BROKER] = "9p-broker",
 };
 
 static const char *const sandbox_action_names[_SANDBOX_ACTION_MAX] = {

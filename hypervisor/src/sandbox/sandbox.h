@@ -27,7 +27,8 @@
 enum sandbox_thread {
 	SANDBOX_THREAD_VCPU, /* KVM_RUN and MMIO/PIO exits: "vcpu" */
 	SANDBOX_THREAD_VMM,  /* the main thread: event loop, devices, teardown: "vmm" */
-	SANDBOX_THREAD_9P,   /* the 9p worker process (9p/9p-worker.h): "9p" */
+	SANDBOX_THREAD_9P,   /* the 9p worker process, which parses 9P (9p/9p-worker.h): "9p" */
+	SANDBOX_THREAD_9P_BROKER, /* its broker, which does the file operations: "9p-broker" */
 	_SANDBOX_THREAD_MAX,
 	_SANDBOX_THREAD_INVALID = -22,
 };

@@ -187,7 +187,7 @@ START_TEST(test_every_thread_sandboxed)
 END_TEST
 
 /* The 9p worker: one thread, no_new_privs, its own filter, exactly caps. */
-static void assert_worker_sandboxed(pid_t worker, unsigned long long caps)
+static void assert_worker_sandboxed(pid_t worker, const char *comm, unsigned long long caps)
 {
 	struct thread_status ts[MAX_THREADS];
 	unsigned n = 0;
@@ -199,19 +199,35 @@ static void assert_worker_sandboxed(pid_t worker, unsigned long long caps)
 		(void) usleep(10 * 1000);
 	}
 	ck_assert_uint_eq(n, 1);
-	ck_assert_str_eq(ts[0].comm, "cc-vmm-9p");
+	ck_assert_str_eq(ts[0].comm, comm);
 	ck_assert_int_eq(ts[0].nnp, 1);
 	ck_assert_int_eq(ts[0].seccomp, 2);
 	ck_assert_msg(ts[0].filters == -1 || ts[0].filters == 1, "%d filters", ts[0].filters);
 	ck_assert_msg(ts[0].cap_eff == caps && ts[0].cap_prm == caps,
-		      "9p worker: CapEff %llx CapPrm %llx, expected %llx", ts[0].cap_eff,
+		      "%s: CapEff %llx CapPrm %llx, expected %llx", comm, ts[0].cap_eff,
 		      ts[0].cap_prm, caps);
 	ck_assert_msg(ts[0].cap_inh == 0 && ts[0].cap_amb == 0 && ts[0].cap_bnd == 0,
-		      "9p worker: CapInh %llx CapAmb %llx CapBnd %llx", ts[0].cap_inh,
-		      ts[0].cap_amb, ts[0].cap_bnd);
+		      "%s: CapInh %llx CapAmb %llx CapBnd %llx", comm, ts[0].cap_inh, ts[0].cap_amb,
+		      ts[0].cap_bnd);
 }
 
 /* The first line of /proc/PID/maps naming what (its address range), into buf. */
+/* Whether a line of /proc/PID/maps names what. */
+static bool maps_has(pid_t pid, const char *what)
+{
+	char path[64], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
+	f = fopen(path, "re");
+	ck_assert_ptr_nonnull(f);
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, what) != NULL;
+	fclose(f);
+	return found;
+}
+
 static void maps_line(pid_t pid, const char *what, char *buf, size_t size)
 {
 	char path[64], line[512];
@@ -269,7 +285,7 @@ static void check_9p_caps(bool ro, unsigned long long caps)
 	char path[4400];
 	struct vmm_proc p;
 	struct vmm_result res;
-	pid_t worker;
+	pid_t worker, broker;
 	int fd;
 
 	vmm_require_kvm();
@@ -292,13 +308,22 @@ static void check_9p_caps(bool ro, unsigned long long caps)
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	ck_assert_int_eq(fd, -1);
 	ck_assert_int_eq(errno, EROFS);
-	assert_worker_sandboxed(worker, caps);
+	/* The worker parses 9P with no capability; its broker holds 9p's. */
+	assert_worker_sandboxed(worker, "cc-vmm-9p", 0);
+	broker = vmm_9p_broker(worker);
+	assert_worker_sandboxed(broker, "cc-vmm-9p-fs", caps);
 	assert_worker_execed(p.pid, worker);
 	ck_assert_int_gt(vmm_count_fds(worker, dir), 0);
+	/* The broker: its socket, the export roots, 0-2; nothing of the VMM's. */
+	ck_assert_int_eq(vmm_count_fds(broker, dir), 2); /* its root, and its own fsp's */
+	ck_assert_int_eq(vmm_count_fds(broker, "socket:"), 1);
+	ck_assert_int_eq(vmm_count_fds(broker, "/memfd:"), 0);
+	ck_assert_msg(!maps_has(broker, "memfd:"), "the broker maps the shared areas");
 	stop_vmm(&p, &res);
 	ck_assert_str_eq(res.err, "");
-	/* and it ended with the VMM */
+	/* and they ended with the VMM */
 	ck_assert_int_eq(kill(worker, 0), -1);
+	ck_assert_int_eq(kill(broker, 0), -1);
 	cctest_rm_rf(dir);
 	cctest_rm_rf(vis);
 }
@@ -471,27 +496,42 @@ END_TEST
 
 /* A worker killed under a running VM (SIGTERM to a process group does not: it ignores it) ends
  * the VM at once with a failure and a message, not a guest whose file systems answer EIO. */
-START_TEST(test_worker_death_stops_the_vm)
+static void check_worker_death(bool broker)
 {
 	_cleanup_free_ char *dir = cctest_mkdtemp();
 	char spec[4300];
 	const char *extra[] = {"--9p", spec, NULL};
 	struct vmm_proc p;
 	struct vmm_result res;
-	pid_t worker;
+	pid_t worker, victim;
 
 	vmm_require_kvm();
 	snprintf(spec, sizeof(spec), "share:%s", dir);
 	spawn_idle(extra, 2, &p, &res);
 	worker = vmm_9p_worker(p.pid);
-	ck_assert_int_eq(kill(worker, SIGTERM), 0);
+	victim = broker ? vmm_9p_broker(worker) : worker;
+	ck_assert_int_eq(kill(victim, SIGTERM), 0);
 	(void) usleep(100 * 1000);
-	ck_assert_int_eq(kill(worker, 0), 0);
-	ck_assert_int_eq(kill(worker, SIGKILL), 0);
+	ck_assert_int_eq(kill(victim, 0), 0);
+	ck_assert_int_eq(kill(victim, SIGKILL), 0);
 	vmm_finish(&p, TIMEOUT_MS, &res);
 	ck_assert_int_eq(res.status, VMM_EXIT_FAILURE);
 	ck_assert_msg(strstr(res.err, "the 9p worker is gone"), "%s", res.err);
+	/* Neither outlives the other. */
+	ck_assert_int_eq(kill(worker, 0), -1);
 	cctest_rm_rf(dir);
+}
+
+START_TEST(test_worker_death_stops_the_vm)
+{
+	check_worker_death(false);
+}
+END_TEST
+
+/* Its broker's death too: the worker sees its socket close and ends, and the VM with it. */
+START_TEST(test_broker_death_stops_the_vm)
+{
+	check_worker_death(true);
 }
 END_TEST
 
@@ -653,6 +693,7 @@ static Suite *sandbox_suite(void)
 	tcase_add_loop_test(tc, test_forbidden_syscall_logged, 0, 2);
 	tcase_add_test(tc, test_forbidden_syscall_in_9p_worker);
 	tcase_add_test(tc, test_worker_death_stops_the_vm);
+	tcase_add_test(tc, test_broker_death_stops_the_vm);
 	tcase_add_test(tc, test_bad_options);
 	tcase_add_test(tc, test_kvm_fd);
 	tcase_add_test(tc, test_escape_selftest_finds_a_way_out);

@@ -14,7 +14,7 @@
 static struct p9_out p9c_msg;
 
 static void p9c_init_common(struct p9c *c, bool read_only, bool attach, bool worker,
-			    int (*enter)(void *userdata))
+			    p9_worker_enter_fn enter)
 {
 	memset(c, 0, sizeof(*c));
 	c->dir = cctest_mkdtemp();
@@ -43,7 +43,7 @@ void p9c_init(struct p9c *c, bool read_only, bool attach)
 	p9c_init_common(c, read_only, attach, false, NULL);
 }
 
-void p9c_init_worker(struct p9c *c, bool read_only, bool attach, int (*enter)(void *userdata))
+void p9c_init_worker(struct p9c *c, bool read_only, bool attach, p9_worker_enter_fn enter)
 {
 	p9c_init_common(c, read_only, attach, true, enter);
 }

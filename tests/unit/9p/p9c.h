@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "9p/9p-pdu.h"
+#include "9p/9p-worker.h"
 #include "9p/9p.h"
 
 struct p9_worker;
@@ -30,7 +31,7 @@ struct p9c {
 /* A fresh temporary export and a server on it (versioned and attached to fid 0 if attach). */
 void p9c_init(struct p9c *c, bool read_only, bool attach);
 /* The same, served by a 9p worker process; enter (or NULL) is its sandbox. */
-void p9c_init_worker(struct p9c *c, bool read_only, bool attach, int (*enter)(void *userdata));
+void p9c_init_worker(struct p9c *c, bool read_only, bool attach, p9_worker_enter_fn enter);
 /* Tfsync with its datasync field. */
 int p9c_fdatasync(struct p9c *c, uint32_t fid);
 void p9c_done(struct p9c *c);

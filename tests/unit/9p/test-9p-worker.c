@@ -59,7 +59,7 @@ END_TEST
 
 /* The worker's real sandbox, as the VMM gives it (vm_sandbox_enter_9p(), for one read-write
  * share): a syscall outside its table kills it, and the call that needed it fails the test. */
-static int enter_sandbox(void *userdata)
+static int enter_sandbox(void *userdata, enum p9_worker_role role)
 {
 	struct vm_config cfg;
 
@@ -67,7 +67,7 @@ static int enter_sandbox(void *userdata)
 	vm_config_init(&cfg);
 	cfg.seccomp = VM_SECCOMP_KILL;
 	cfg.n_shares = 1; /* only its read_only matters here */
-	return vm_sandbox_enter_9p(&cfg);
+	return vm_sandbox_enter_9p(&cfg, role);
 }
 
 /* Every operation once, through the worker under its own seccomp filter. */
@@ -185,9 +185,10 @@ START_TEST(test_reports_each_export)
 }
 END_TEST
 
-static int enter_fails(void *userdata)
+static int enter_fails(void *userdata, enum p9_worker_role role)
 {
 	(void) userdata;
+	(void) role;
 	return -EPERM;
 }
 

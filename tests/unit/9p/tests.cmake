@@ -11,6 +11,9 @@ cc_add_check_test(NAME test-9p-budget LABEL unit
 cc_add_check_test(NAME test-9p-hostvol LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-9p-hostvol.c ${CMAKE_CURRENT_LIST_DIR}/p9c.c
   LIBS vmm-internal)
+cc_add_check_test(NAME test-9p-broker LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-9p-broker.c
+  LIBS vmm-internal)
 cc_add_check_test(NAME test-9p-buf LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-9p-buf.c
   LIBS vmm-internal)

@@ -192,27 +192,48 @@ START_TEST(test_rules_kvm_run_only_on_vcpu)
 }
 END_TEST
 
-/* The file system is the 9p worker's alone: the VMM's threads cannot open, create, chown or
- * chmod anything, and the worker has no KVM, network or socket call. */
+/*
+ * The file system is the 9p worker's alone: the VMM's threads cannot open, create, chown or
+ * chmod anything. The worker, which parses 9P, only reads and walks; what changes a name, an
+ * owner, a mode or an xattr is its broker's. Neither has a KVM, network or socket call.
+ */
 START_TEST(test_rules_files_only_in_9p_worker)
 {
-	static const char *const files[] = {"openat2",	 "openat",   "mkdirat",
-					    "fchownat",	 "fchmodat", "linkat",
-					    "renameat2", "setxattr", "utimensat"};
-	static const char *const not_9p[] = {"ioctl",	"socket",  "connect",	"accept4",
-					     "sendmsg", "mincore", "fallocate", "wait4"};
+	static const char *const reads[] = {"openat2", "openat", "getdents64", "getxattr"};
+	static const char *const changes[] = {"mkdirat",   "fchownat", "fchmodat",  "linkat",
+					      "renameat2", "setxattr", "utimensat", "ftruncate"};
+	static const char *const neither[] = {"ioctl",	 "socket",    "connect", "accept4",
+					      "mincore", "fallocate", "execve",	 "ptrace"};
+	const enum sandbox_thread broker = SANDBOX_THREAD_9P_BROKER, parser = SANDBOX_THREAD_9P;
 
-	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		int nr = resolve(files[i]);
+	for (unsigned i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+		int nr = resolve(reads[i]);
 
-		ck_assert_msg(table_allows(SANDBOX_THREAD_9P, nr, -1), "9p lacks %s", files[i]);
-		ck_assert_msg(!table_allows(SANDBOX_THREAD_VMM, nr, -1), "vmm allows %s", files[i]);
+		ck_assert_msg(table_allows(parser, nr, -1), "9p lacks %s", reads[i]);
+		ck_assert_msg(!table_allows(SANDBOX_THREAD_VMM, nr, -1), "vmm allows %s", reads[i]);
 		ck_assert_msg(!table_allows(SANDBOX_THREAD_VCPU, nr, -1), "vcpu allows %s",
-			      files[i]);
+			      reads[i]);
 	}
-	for (unsigned i = 0; i < sizeof(not_9p) / sizeof(not_9p[0]); i++)
-		ck_assert_msg(!table_allows(SANDBOX_THREAD_9P, resolve(not_9p[i]), -1),
-			      "9p allows %s", not_9p[i]);
+	for (unsigned i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+		int nr = resolve(changes[i]);
+
+		ck_assert_msg(table_allows(broker, nr, -1), "9p-broker lacks %s", changes[i]);
+		ck_assert_msg(!table_allows(parser, nr, -1), "9p allows %s", changes[i]);
+		ck_assert_msg(!table_allows(SANDBOX_THREAD_VMM, nr, -1), "vmm allows %s",
+			      changes[i]);
+	}
+	for (unsigned i = 0; i < sizeof(neither) / sizeof(neither[0]); i++) {
+		ck_assert_msg(!table_allows(parser, resolve(neither[i]), -1), "9p allows %s",
+			      neither[i]);
+		ck_assert_msg(!table_allows(broker, resolve(neither[i]), -1), "9p-broker allows %s",
+			      neither[i]);
+	}
+	/* unlinkat too (the VMM keeps it for its vsock sockets). */
+	ck_assert(table_allows(broker, resolve("unlinkat"), -1));
+	ck_assert(!table_allows(parser, resolve("unlinkat"), -1));
+	/* The broker talks to its worker only: no poll, no wait, no sendto or recvfrom. */
+	ck_assert(!table_allows(broker, resolve("sendto"), -1));
+	ck_assert(!table_allows(broker, resolve("wait4"), -1));
 }
 END_TEST
 
@@ -236,10 +257,11 @@ START_TEST(test_filters_build_and_export)
 								  ? "action KILL_PROCESS;"
 								  : "action LOG;"));
 			ck_assert_ptr_null(strstr(buf, "getppid"));
-			/* the VMM's threads: KVM; the 9p worker: files, and no ioctl at all */
-			ck_assert_ptr_nonnull(
-				strstr(buf, k == SANDBOX_THREAD_9P ? "openat2" : "ioctl"));
-			if (k == SANDBOX_THREAD_9P)
+			/* the VMM's threads: KVM; the 9p worker and broker: files, and no ioctl */
+			bool files = k == SANDBOX_THREAD_9P || k == SANDBOX_THREAD_9P_BROKER;
+
+			ck_assert_ptr_nonnull(strstr(buf, files ? "openat2" : "ioctl"));
+			if (files)
 				ck_assert_ptr_null(strstr(buf, "ioctl"));
 		}
 	}
