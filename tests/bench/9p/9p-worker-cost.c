@@ -7,11 +7,13 @@
  *
  *   bench-9p-worker-cost [--rounds N] [--requests N]
  *
- * Per round and kind: --requests Tgetattr of one file, then --requests Tread of 64 KiB of it;
- * the figure of a round is the mean time per request in microseconds. Prints a table of the
- * medians over the rounds and, last,
+ * Per round and kind: --requests Tgetattr of one file, then --requests/4 Tread of 64 KiB of it,
+ * then --requests/4 Tmkdir and Tunlinkat of a directory, in turn (with the worker, these two go
+ * through its broker: docs/9p.md, "The broker"); the figure of a round is the mean time per
+ * request in microseconds. Prints a table of the medians over the rounds and, last,
  *   inproc_getattr_us=.. worker_getattr_us=.. getattr_ratio=.. inproc_read64k_us=..
- *   worker_read64k_us=.. read64k_ratio=..
+ *   worker_read64k_us=.. read64k_ratio=.. inproc_mkdir_unlink_us=.. worker_mkdir_unlink_us=..
+ *   mkdir_unlink_ratio=..
  * (ratio = worker / in-process). Exit status 0 when every request succeeded.
  */
 #include <errno.h>
@@ -107,16 +109,39 @@ static double now_us(void)
 	return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
 }
 
-/* Mean microseconds per request of n requests of one kind (getattr, else read). */
-static double run(struct target *t, bool getattr, int n)
+enum kind {
+	GETATTR,
+	READ64K,
+	MKDIR_UNLINK,
+	_KINDS
+};
+
+/* Mean microseconds per request of n requests of one kind. */
+static double run(struct target *t, enum kind kind, int n)
 {
 	double t0 = now_us();
 
 	for (int i = 0; i < n; i++) {
 		struct p9_out *o = begin(t);
 
+		if (kind == MKDIR_UNLINK) {
+			/* fid 0 is the export's root: mkdir d, then unlinkat d, in turn */
+			p9_put_u32(o, 0);
+			p9_put_str(o, "d");
+			if (i % 2 == 0) {
+				p9_put_u32(o, 0755);
+				p9_put_u32(o, 0);
+				if (call(t, o, P9_TMKDIR) != P9_TMKDIR + 1)
+					return -1;
+			} else {
+				p9_put_u32(o, 0x200); /* AT_REMOVEDIR */
+				if (call(t, o, P9_TUNLINKAT) != P9_TUNLINKAT + 1)
+					return -1;
+			}
+			continue;
+		}
 		p9_put_u32(o, 1);
-		if (getattr) {
+		if (kind == GETATTR) {
 			p9_put_u64(o, 0x3fff);
 			if (call(t, o, P9_TGETATTR) != P9_TGETATTR + 1)
 				return -1;
@@ -150,7 +175,7 @@ int main(int argc, char **argv)
 						 {}};
 	char dir[] = "/tmp/bench-9p-worker.XXXXXX", path[64];
 	struct target in = {0}, wk = {0};
-	double fig[4][MAX_ROUNDS];
+	double fig[2 * _KINDS][MAX_ROUNDS];
 	int rounds = 11, n = 2000, c, fd, ok = 1;
 	static uint8_t block[READ_SIZE];
 
@@ -193,11 +218,14 @@ int main(int argc, char **argv)
 		}
 	}
 	for (int r = 0; r < rounds; r++) {
-		fig[0][r] = run(&in, true, n);
-		fig[1][r] = run(&wk, true, n);
-		fig[2][r] = run(&in, false, n / 4 + 1);
-		fig[3][r] = run(&wk, false, n / 4 + 1);
-		for (int k = 0; k < 4; k++)
+		fig[0][r] = run(&in, GETATTR, n);
+		fig[1][r] = run(&wk, GETATTR, n);
+		fig[2][r] = run(&in, READ64K, n / 4 + 1);
+		fig[3][r] = run(&wk, READ64K, n / 4 + 1);
+		/* an even count: every mkdir has its unlink */
+		fig[4][r] = run(&in, MKDIR_UNLINK, 2 * (n / 8 + 1));
+		fig[5][r] = run(&wk, MKDIR_UNLINK, 2 * (n / 8 + 1));
+		for (int k = 0; k < 2 * _KINDS; k++)
 			ok &= fig[k][r] > 0;
 	}
 	if (!ok) {
@@ -207,14 +235,19 @@ int main(int argc, char **argv)
 	{
 		double ig = median(fig[0], rounds), wg = median(fig[1], rounds);
 		double ir = median(fig[2], rounds), wr = median(fig[3], rounds);
+		double im = median(fig[4], rounds), wm = median(fig[5], rounds);
 
 		printf("9P request cost, median of %d rounds, microseconds per request\n", rounds);
 		printf("  %-28s %10s %10s %8s\n", "", "in-process", "worker", "ratio");
 		printf("  %-28s %10.2f %10.2f %8.2f\n", "Tgetattr", ig, wg, wg / ig);
 		printf("  %-28s %10.2f %10.2f %8.2f\n", "Tread 64 KiB", ir, wr, wr / ir);
+		printf("  %-28s %10.2f %10.2f %8.2f\n", "Tmkdir/Tunlinkat (broker)", im, wm,
+		       wm / im);
 		printf("inproc_getattr_us=%.2f worker_getattr_us=%.2f getattr_ratio=%.2f "
-		       "inproc_read64k_us=%.2f worker_read64k_us=%.2f read64k_ratio=%.2f\n",
-		       ig, wg, wg / ig, ir, wr, wr / ir);
+		       "inproc_read64k_us=%.2f worker_read64k_us=%.2f read64k_ratio=%.2f "
+		       "inproc_mkdir_unlink_us=%.2f worker_mkdir_unlink_us=%.2f "
+		       "mkdir_unlink_ratio=%.2f\n",
+		       ig, wg, wg / ig, ir, wr, wr / ir, im, wm, wm / im);
 	}
 	p9_server_free(in.srv);
 	p9_worker_free(wk.w);
