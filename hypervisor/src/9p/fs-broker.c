@@ -165,6 +165,19 @@ static int fsb_check_new(const struct fsb *b, const struct fsb_class *c, int dir
 	return r < 0 ? r : -EPERM;
 }
 
+/* Whether the file open as fd is in a volume: its directory's (c), or its own. */
+static bool fsb_file_in_vol(const struct fsb *b, const struct fsb_class *c, int fd)
+{
+	struct stat st;
+
+	if (fsb_vol(b, c))
+		return true;
+	/* Unknown: treated as in one, so its setuid bits go rather than stay. */
+	if (fstat(fd, &st) < 0)
+		return true;
+	return fsb_vol_at(&b->ex[c->export], &st) >= 0;
+}
+
 static bool fsb_opens_for_write(int flags)
 {
 	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
@@ -227,6 +240,11 @@ static int fsb_op_node(struct fsb *b, struct fsb_msg *m, int *ret_fds, unsigned 
 				   m->name, &a);
 	}
 	case FSB_DROP_SUID:
+		/* What the worker asks for files of a host volume only (9p-hostvol.c). */
+		if (b->ex[c.export].read_only)
+			return -EROFS;
+		if (!fsb_vol(b, &c))
+			return -EPERM;
 		return fsp_drop_suid(b->fs, m->fd[0], -1, "");
 	case FSB_XATTR_GET:
 	case FSB_XATTR_LIST:
@@ -274,6 +292,8 @@ static int fsb_op_dir(struct fsb *b, struct fsb_msg *m, int *ret_fds, unsigned *
 			ret_fds[(*ret_n)++] = fds[0];
 		return r;
 	case FSB_CHECK_SAME:
+		if (!fsp_name_valid(m->name))
+			return -EINVAL;
 		return fsp_check_same(
 			b->fs, m->fd[0], m->name,
 			&(struct stat){.st_dev = (dev_t) q->dev, .st_ino = (ino_t) q->ino});
@@ -298,7 +318,8 @@ static int fsb_op_dir(struct fsb *b, struct fsb_msg *m, int *ret_fds, unsigned *
 				(void) close(fds[1]);
 				return k;
 			}
-		} else if (v && fsb_opens_for_write((int) q->flags)) {
+		} else if (fsb_opens_for_write((int) q->flags) && fsb_file_in_vol(b, &c, fds[0])) {
+			/* An existing file, in a volume or one itself (a volume may be a file). */
 			int k = fsp_drop_suid(b->fs, fds[0], -1, "");
 
 			if (k < 0) {

@@ -151,7 +151,12 @@ int fsp_lookup(const struct fsp *fs, int dir_fd, const char *name, int *ret_fd)
 
 	if (!fsp_name_valid(name))
 		return -EINVAL;
-	fd = fsp_openat2(dir_fd, name, O_PATH, 0);
+	/* With a broker, openat: the worker's filter has no openat2, whose flags it cannot see
+	 * (one valid component and O_NOFOLLOW resolve exactly as openat2 would). */
+	if (fs->broker >= 0)
+		fd = RET_NERRNO(openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC));
+	else
+		fd = fsp_openat2(dir_fd, name, O_PATH, 0);
 	if (fsp_denied(fd) && fs->broker >= 0)
 		return fsp_ask(fs, &(struct fsb_req){.op = FSB_LOOKUP}, (int[]){dir_fd, -1, -1},
 			       name, NULL, NULL, ret_fd, 1, NULL, 0);
@@ -188,7 +193,12 @@ int fsp_reopen(const struct fsp *fs, int path_fd, int dir_fd, const char *node_n
 		return -EOPNOTSUPP;
 	if (S_ISDIR(st.st_mode) && (flags & O_ACCMODE) != O_RDONLY)
 		return -EISDIR;
-	if (fs->proc_fd >= 0) {
+	if (fs->broker >= 0 && (flags & O_TRUNC)) {
+		/* A truncate is the broker's (the worker's filter refuses O_TRUNC), and so are its
+		 * setuid bits in a volume. */
+		fd = -1;
+		errno = EPERM;
+	} else if (fs->proc_fd >= 0) {
 		fsp_fd_name(path_fd, name);
 		fd = openat(fs->proc_fd, name, flags | O_CLOEXEC | O_NONBLOCK);
 	} else if (S_ISDIR(st.st_mode)) {
@@ -423,6 +433,8 @@ int fsp_check_same(const struct fsp *fs, int dir_fd, const char *name, const str
 {
 	struct stat now;
 
+	if (!fsp_name_valid(name))
+		return -EINVAL;
 	if (fstatat(dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (fsp_denied(-errno) && fs->broker >= 0)
 			return fsp_ask(fs,

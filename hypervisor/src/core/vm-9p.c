@@ -19,7 +19,9 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/epoll.h>
+#include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "9p/9p-worker.h"
@@ -167,12 +169,17 @@ void vm_9p_worker_free(struct vm *vm)
 	vm->p9_worker = p9_worker_free(vm->p9_worker);
 }
 
-/* A --9p-visible share stays, read-only: a bind of itself over itself. */
+/* A --9p-visible share stays, read-only: a bind of itself over itself, read-only with every
+ * mount beneath it. */
 static int vm_9p_share_ro(const char *dir)
 {
+	struct mount_attr attr = {
+		.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+			    MOUNT_ATTR_NOEXEC,
+	};
+
 	if (mount(dir, dir, NULL, MS_BIND | MS_REC, NULL) < 0 ||
-	    mount(NULL, dir, NULL,
-		  MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+	    syscall(SYS_mount_setattr, AT_FDCWD, dir, AT_RECURSIVE, &attr, sizeof(attr)) < 0)
 		return -errno;
 	return 0;
 }

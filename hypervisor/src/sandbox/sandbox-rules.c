@@ -151,23 +151,22 @@ static const struct sandbox_rule sandbox_rules_vmm[] = {
 };
 
 /* Memory, signals and the end: the same for the worker and its broker. */
-#define SANDBOX_RULES_9P_COMMON                                                          \
-	CLEAR(mmap, 2, PROT_EXEC, "malloc of large blocks; never executable"),           \
-		CLEAR(mprotect, 2, PROT_EXEC, "malloc arenas; never executable"),        \
-		ANY(munmap, "free"), ANY(madvise, "free; the idle trim of the buffers"), \
-		ANY(brk, "malloc in the main arena"), ANY(write, "logs on stderr"),      \
-		ANY(close, "clunk, teardown, descriptors passed"),                       \
-		ANY(rt_sigreturn, "return from a signal handler"),                       \
-		ANY(rt_sigprocmask, "abort() and raise() block signals before tgkill"),  \
-		ANY(restart_syscall, "a syscall interrupted by a signal"),               \
-		ANY(clock_gettime, "log timestamps when the vDSO is not used"),          \
-		ANY(getpid, "abort()"), ANY(gettid, "abort()"),                          \
-		{.nr = SCMP_SYS(tgkill),                                                 \
-		 .name = "tgkill",                                                       \
-		 .n_cmp = 2,                                                             \
-		 .cmp = {CMP(0, SCMP_CMP_EQ, 0, 0), CMP(2, SCMP_CMP_EQ, SIGABRT, 0)},    \
-		 .cmp0_is_pid = true,                                                    \
-		 .why = "abort(): SIGABRT to this process only"},                        \
+#define SANDBOX_RULES_9P_COMMON                                                                \
+	CLEAR(mprotect, 2, PROT_EXEC, "malloc arenas; never executable"), ANY(munmap, "free"), \
+		ANY(madvise, "free; the idle trim of the buffers"),                            \
+		ANY(brk, "malloc in the main arena"), ANY(write, "logs on stderr"),            \
+		ANY(close, "clunk, teardown, descriptors passed"),                             \
+		ANY(rt_sigreturn, "return from a signal handler"),                             \
+		ANY(rt_sigprocmask, "abort() and raise() block signals before tgkill"),        \
+		ANY(restart_syscall, "a syscall interrupted by a signal"),                     \
+		ANY(clock_gettime, "log timestamps when the vDSO is not used"),                \
+		ANY(getpid, "abort()"), ANY(gettid, "abort()"),                                \
+		{.nr = SCMP_SYS(tgkill),                                                       \
+		 .name = "tgkill",                                                             \
+		 .n_cmp = 2,                                                                   \
+		 .cmp = {CMP(0, SCMP_CMP_EQ, 0, 0), CMP(2, SCMP_CMP_EQ, SIGABRT, 0)},          \
+		 .cmp0_is_pid = true,                                                          \
+		 .why = "abort(): SIGABRT to this process only"},                              \
 		ANY(exit_group, "the process exits")
 
 /*
@@ -183,9 +182,17 @@ static const struct sandbox_rule sandbox_rules_9p[] = {
 	ANY(sendmsg, "a request to the broker, with descriptors"),
 	ANY(recvmsg, "the broker's reply, with descriptors"),
 	ANY(wait4, "reap the broker at the end"),
-	/* the file system, as an unprivileged uid (docs/9p.md "Seccomp") */
-	ANY(openat2, "9p: walk one component, RESOLVE_BENEATH"),
-	ANY(openat, "9p: reopen an O_PATH fd through /proc/self/fd"),
+	/* the file system, as an unprivileged uid (docs/9p.md "Seccomp"): nothing it opens is
+	 * created or truncated, and no file is mapped shared (a write through a mapping would keep
+	 * a setuid bit that a write(2) clears) */
+	CLEAR(openat, 2, O_CREAT | O_TRUNC | (O_TMPFILE & ~O_DIRECTORY),
+	      "9p: walk one component (O_PATH, O_NOFOLLOW); reopen through /proc/self/fd"),
+	{.nr = SCMP_SYS(mmap),
+	 .name = "mmap",
+	 .n_cmp = 2,
+	 .cmp = {CMP(2, SCMP_CMP_MASKED_EQ, PROT_EXEC, 0),
+		 CMP(3, SCMP_CMP_MASKED_EQ, MAP_SHARED, 0)},
+	 .why = "malloc of large blocks; never executable, never shared"},
 	ANY(newfstatat, "9p: getattr, qids (fstatat AT_EMPTY_PATH)"),
 	ANY(fstatfs, "9p: statfs"),
 	ANY(getdents64, "9p: readdir"),
@@ -208,6 +215,7 @@ static const struct sandbox_rule sandbox_rules_9p[] = {
 
 /* The broker: the file operations that need its capabilities, on descriptors it checked. */
 static const struct sandbox_rule sandbox_rules_9p_broker[] = {
+	CLEAR(mmap, 2, PROT_EXEC, "malloc of large blocks; never executable"),
 	ANY(recvmsg, "a request from the worker, with descriptors"),
 	ANY(sendmsg, "the reply, with descriptors"),
 	ANY(openat2, "9p: walk one component, RESOLVE_BENEATH; create"),

@@ -54,7 +54,7 @@ static struct stat stat_at(const char *dir, const char *rel)
 static void setup(void)
 {
 	static const struct p9_hostvol vol_template = {0, 0, VOL_UID, VOL_GID};
-	static struct p9_hostvol vol;
+	static struct p9_hostvol vol[2];
 	struct fsb_export ex[2];
 	struct stat st;
 	int sv[2];
@@ -70,17 +70,22 @@ static void setup(void)
 	cctest_mkdir_at(rw, "app");
 	cctest_write_at(rw, "vol/file", "v");
 	cctest_write_at(rw, "app/file", "a");
+	cctest_write_at(rw, "app/hostfile", "h"); /* a volume that is one file */
 	cctest_write_at(out, "file", "o");
 	cctest_write_at(ro, "file", "r");
 	ck_assert_int_eq(chown(strcat(strcpy((char[8400]){0}, rw), "/vol"), VOL_UID, VOL_GID), 0);
 	st = stat_at(rw, "vol");
-	vol = vol_template;
-	vol.dev = st.st_dev;
-	vol.ino = st.st_ino;
+	vol[0] = vol_template;
+	vol[0].dev = st.st_dev;
+	vol[0].ino = st.st_ino;
+	st = stat_at(rw, "app/hostfile");
+	vol[1] = vol_template;
+	vol[1].dev = st.st_dev;
+	vol[1].ino = st.st_ino;
 	rw_fd = opath(top, "rw");
 	ro_fd = opath(top, "ro");
 	out_fd = opath(top, "out");
-	ex[0] = (struct fsb_export){.root_fd = rw_fd, .hostvols = &vol, .n_hostvols = 1};
+	ex[0] = (struct fsb_export){.root_fd = rw_fd, .hostvols = vol, .n_hostvols = 2};
 	ex[1] = (struct fsb_export){.root_fd = ro_fd, .read_only = true};
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
 	broker = fork();
@@ -162,6 +167,10 @@ START_TEST(test_outside_the_exports)
 			 NULL),
 		     EINVAL);
 	ASSERT_ERRNO(ask((struct fsb_req){.op = FSB_LOOKUP}, rw_fd, -1, -1, "app/file", NULL, NULL),
+		     EINVAL);
+	/* no path of several components, through which the broker would resolve '..' */
+	ASSERT_ERRNO(ask((struct fsb_req){.op = FSB_CHECK_SAME}, rw_fd, -1, -1, "../out/file", NULL,
+			 NULL),
 		     EINVAL);
 }
 END_TEST
@@ -247,6 +256,35 @@ START_TEST(test_host_volume_policy)
 }
 END_TEST
 
+/* A file that is a volume by itself, opened again by a create: its setuid bit goes too. */
+START_TEST(test_single_file_volume)
+{
+	_cleanup_close_ int app = opath(rw, "app"), hf = -1;
+
+	ck_assert_int_eq(chmod(strcat(strcpy((char[8400]){0}, rw), "/app/hostfile"), 04755), 0);
+	ASSERT_OK(ask((struct fsb_req){.op = FSB_CREATE, .flags = O_RDWR | O_TRUNC, .mode = 0644},
+		      app, -1, -1, "hostfile", NULL, NULL));
+	ck_assert_uint_eq(stat_at(rw, "app/hostfile").st_mode & 07777, 0755);
+	/* and a setattr on it follows the volume's policy */
+	hf = opath(rw, "app/hostfile");
+	ASSERT_OK(
+		ask((struct fsb_req){.op = FSB_SETATTR, .attr = {.set_mode = true, .mode = 04755}},
+		    hf, app, -1, "hostfile", NULL, NULL));
+	ck_assert_uint_eq(stat_at(rw, "app/hostfile").st_mode & 07777, 0755);
+	/* Outside a volume, dropping setuid bits is not the worker's to ask. */
+	ck_assert_int_eq(chmod(strcat(strcpy((char[8400]){0}, rw), "/app/file"), 04755), 0);
+	{
+		_cleanup_close_ int f = open(strcat(strcpy((char[8400]){0}, rw), "/app/file"),
+					     O_RDONLY | O_CLOEXEC);
+
+		ASSERT_ERRNO(
+			ask((struct fsb_req){.op = FSB_DROP_SUID}, f, app, -1, "file", NULL, NULL),
+			EPERM);
+	}
+	ck_assert_uint_eq(stat_at(rw, "app/file").st_mode & 07777, 04755);
+}
+END_TEST
+
 START_TEST(test_read_only_export)
 {
 	_cleanup_close_ int file = opath(ro, "file");
@@ -262,6 +300,16 @@ START_TEST(test_read_only_export)
 		     EROFS);
 	ASSERT_OK(ask((struct fsb_req){.op = FSB_REOPEN, .flags = O_RDONLY}, file, ro_fd, -1,
 		      "file", NULL, NULL));
+	{
+		_cleanup_close_ int f =
+			open(strcat(strcpy((char[8400]){0}, ro), "/file"), O_RDONLY | O_CLOEXEC);
+
+		ck_assert_int_eq(chmod(strcat(strcpy((char[8400]){0}, ro), "/file"), 04755), 0);
+		ASSERT_ERRNO(ask((struct fsb_req){.op = FSB_DROP_SUID}, f, ro_fd, -1, "file", NULL,
+				 NULL),
+			     EROFS);
+		ck_assert_uint_eq(stat_at(ro, "file").st_mode & 07777, 04755);
+	}
 }
 END_TEST
 
@@ -340,6 +388,7 @@ static Suite *broker_suite(void)
 	tcase_add_test(tc, test_outside_the_exports);
 	tcase_add_test(tc, test_inside_the_export);
 	tcase_add_test(tc, test_host_volume_policy);
+	tcase_add_test(tc, test_single_file_volume);
 	tcase_add_test(tc, test_read_only_export);
 	tcase_add_loop_test(tc, test_malformed, 0, 6);
 	suite_add_tcase(s, tc);
