@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <grp.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -122,6 +124,83 @@ START_TEST(test_every_op_within_its_filter)
 	c.reset = true;
 	ASSERT_OK(p9c_version(&c, 65536, "9P2000.L", NULL, NULL, 0));
 	ASSERT_OK(p9c_attach(&c, 0, 0));
+	p9c_done(&c);
+}
+END_TEST
+
+/*
+ * The worker as in the jail: an unprivileged uid with no capability, under its filter, so that
+ * what the kernel refuses it goes to its broker; and with few descriptors, so that a fid flood
+ * runs it out of them (EMFILE to the guest, never its end).
+ */
+static int enter_sandbox_unprivileged(void *userdata, enum p9_worker_role role)
+{
+	struct rlimit nofile = {64, 64};
+
+	if (role == P9_WORKER_PARSER &&
+	    (setrlimit(RLIMIT_NOFILE, &nofile) < 0 || setgroups(0, NULL) < 0 ||
+	     setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0))
+		return -errno;
+	return enter_sandbox(userdata, role);
+}
+
+START_TEST(test_unprivileged_worker_and_its_broker)
+{
+	struct p9c c;
+	struct p9c_attr a;
+	char buf[64] = {0};
+	uint64_t size = 0;
+	uint32_t fid = 100;
+	int r = 0;
+
+	cctest_require_privileged(0);
+	p9c_init_worker(&c, false, true, enter_sandbox_unprivileged);
+	cctest_write_at(c.dir, "pub", "public");
+	cctest_write_at(c.dir, "priv", "private");
+	ck_assert_int_eq(chmod(strcat(strcpy((char[4200]){0}, c.dir), "/priv"), 0600), 0);
+	cctest_mkdir_at(c.dir, "closed");
+	cctest_write_at(c.dir, "closed/inner", "in");
+	ck_assert_int_eq(chmod(strcat(strcpy((char[4200]){0}, c.dir), "/closed"), 0700), 0);
+	/* a walk into a directory only root may search, an open only root may make: the broker */
+	ASSERT_OK(p9c_walk1(&c, 0, 1, "closed/inner"));
+	ASSERT_OK(p9c_lopen(&c, 1, DOTL_RDWR));
+	ck_assert_int_eq(p9c_read(&c, 1, 0, sizeof(buf), buf), 2);
+	ASSERT_OK(p9c_walk1(&c, 0, 2, "priv"));
+	ASSERT_OK(p9c_lopen(&c, 2, DOTL_RDWR | 01000 /* TRUNC */));
+	ck_assert_int_eq(p9c_write(&c, 2, 0, "x", 1), 1);
+	ASSERT_OK(p9c_getattr(&c, 2, &a));
+	ck_assert_uint_eq(a.size, 1);
+	ASSERT_OK(p9c_setattr(&c, 2, 0x1, 0640, 0, 0));
+	ASSERT_OK(p9c_walk1(&c, 0, 6, "priv"));
+	ASSERT_OK(p9c_xattrcreate(&c, 6, "user.k", 1, 0));
+	ck_assert_int_eq(p9c_write(&c, 6, 0, "v", 1), 1);
+	ASSERT_OK(p9c_clunk(&c, 6));
+	ASSERT_OK(p9c_walk1(&c, 0, 3, "priv"));
+	ASSERT_OK(p9c_xattrwalk(&c, 3, 4, "user.k", &size));
+	ck_assert_uint_eq(size, 1);
+	ASSERT_OK(p9c_walk1(&c, 0, 5, "closed"));
+	ASSERT_OK(p9c_lcreate(&c, 5, "new", DOTL_RDWR, 0644));
+	ASSERT_OK(p9c_mkdir(&c, 0, "d", 0755));
+	ASSERT_OK(p9c_unlinkat(&c, 0, "d", 0x200));
+	/* a world-readable file needs no broker; a flood of them runs the worker out of fds */
+	for (int i = 0; i < 200 && r >= 0; i++, fid++) {
+		r = p9c_walk1(&c, 0, fid, "pub");
+		if (r >= 0)
+			r = p9c_lopen(&c, fid, 0);
+	}
+	ck_assert_msg(r == -EMFILE || r == -ENFILE, "the flood ended with %d", r);
+	/* still there, and its broker too */
+	ASSERT_OK(p9c_getattr(&c, 0, &a));
+	ck_assert_int_lt(p9c_mkdir(&c, 0, "d2", 0755), 1);
+	while (--fid >= 100)
+		(void) p9c_clunk(&c, fid);
+	ASSERT_OK(p9c_mkdir(&c, 0, "d3", 0755));
+	{
+		struct stat st;
+
+		ck_assert_int_eq(stat(strcat(strcpy((char[4200]){0}, c.dir), "/d3"), &st), 0);
+		ck_assert(S_ISDIR(st.st_mode));
+	}
 	p9c_done(&c);
 }
 END_TEST
@@ -485,6 +564,7 @@ static Suite *p9_worker_suite(void)
 
 	tcase_add_test(tc, test_serves_like_the_server);
 	tcase_add_test(tc, test_every_op_within_its_filter);
+	tcase_add_test(tc, test_unprivileged_worker_and_its_broker);
 	tcase_add_test(tc, test_reset_forgets_fids);
 	tcase_add_test(tc, test_read_only_export);
 	tcase_add_test(tc, test_reports_each_export);
