@@ -374,49 +374,21 @@ static int fsb_take_str(const uint8_t **p, uint32_t len, uint32_t max, char *out
 /* Reads one request into m: 1, 0 at EOF, -EBADMSG for a malformed one. */
 static int fsb_recv(int sock, uint8_t *buf, struct fsb_msg *m)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int) * FSB_FDS_MAX)];
-	} ctl;
-	struct iovec iov = {buf, FSB_REQ_MAX};
-	struct msghdr mh = {.msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = ctl.b,
-			    .msg_controllen = sizeof(ctl.b)};
 	int got[FSB_FDS_MAX];
 	unsigned n_got = 0, want = 0;
 	const uint8_t *p;
+	bool truncated;
 	ssize_t n;
 	int r = 0;
 
 	for (unsigned i = 0; i < FSB_FDS_MAX; i++)
 		m->fd[i] = -1;
-	do
-		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
+	n = fsb_recv_fds(sock, &(struct iovec){buf, FSB_REQ_MAX}, 1, got, &n_got, &truncated);
 	if (n < 0)
-		return -errno;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		size_t k;
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (n_got < FSB_FDS_MAX)
-				got[n_got++] = fd;
-			else {
-				(void) close(fd);
-				r = -EBADMSG;
-			}
-		}
-	}
+		return (int) n;
 	if (n == 0 && n_got == 0)
 		return 0;
-	if ((size_t) n < sizeof(m->q) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+	if ((size_t) n < sizeof(m->q) || truncated)
 		r = -EBADMSG;
 	if (r == 0) {
 		memcpy(&m->q, buf, sizeof(m->q));
@@ -455,28 +427,10 @@ static int fsb_recv(int sock, uint8_t *buf, struct fsb_msg *m)
 static int fsb_reply(int sock, int result, const int *fds, unsigned n_fds, const void *data,
 		     uint32_t len)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int) * FSB_FDS_MAX)];
-	} ctl;
 	struct fsb_resp a = {.result = result, .n_fds = n_fds, .data_len = len};
-	struct iovec iov[2] = {{&a, sizeof(a)}, {(void *) data, len}};
-	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = len ? 2 : 1};
-	ssize_t n;
 
-	if (n_fds) {
-		memset(&ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl.b;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n_fds);
-		ctl.h.cmsg_level = SOL_SOCKET;
-		ctl.h.cmsg_type = SCM_RIGHTS;
-		ctl.h.cmsg_len = CMSG_LEN(sizeof(int) * n_fds);
-		memcpy(CMSG_DATA(&ctl.h), fds, sizeof(int) * n_fds);
-	}
-	do
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n < 0 ? -errno : 0;
+	return fsb_send(sock, (struct iovec[]){{&a, sizeof(a)}, {(void *) data, len}}, len ? 2 : 1,
+			fds, n_fds);
 }
 
 static void fsb_free(struct fsb *b)

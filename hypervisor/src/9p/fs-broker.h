@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "9p/9p.h"
 #include "9p/fs-passthrough.h"
@@ -101,3 +102,13 @@ int fsb_serve(int sock, const struct fsb_export *exports, unsigned n);
 int fsb_call(int sock, const struct fsb_req *q, const int *fds, unsigned n_fds, const char *name,
 	     const char *name2, const void *value, int *ret_fds, unsigned *ret_n_fds, void *data,
 	     size_t data_cap);
+
+/*
+ * Both ends (fs-broker-msg.c): one message and up to FSB_FDS_MAX descriptors. fsb_send()
+ * returns 0 or a negative errno, never SIGPIPE. fsb_recv_fds() returns the bytes (0 at EOF) or a
+ * negative errno; the descriptors that came are in fds (close-on-exec), and truncated says that
+ * the message or its descriptors did not fit (those beyond are closed).
+ */
+int fsb_send(int sock, const struct iovec *iov, size_t n_iov, const int *fds, unsigned n_fds);
+ssize_t fsb_recv_fds(int sock, const struct iovec *iov, size_t n_iov, int *fds, unsigned *n_fds,
+		     bool *truncated);

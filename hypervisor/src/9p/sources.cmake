@@ -16,6 +16,7 @@ list(APPEND CC_VMM_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/9p.c
   ${CMAKE_CURRENT_LIST_DIR}/fs-broker.c
   ${CMAKE_CURRENT_LIST_DIR}/fs-broker-client.c
+  ${CMAKE_CURRENT_LIST_DIR}/fs-broker-msg.c
   ${CMAKE_CURRENT_LIST_DIR}/fs-passthrough.c
   ${CMAKE_CURRENT_LIST_DIR}/hostvol-policy.c
 )
