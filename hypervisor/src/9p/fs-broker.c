@@ -460,7 +460,8 @@ static int fsb_init(struct fsb *b, const struct fsb_export *exports, unsigned n)
 		s->vols = calloc(x->n_hostvols + 1, sizeof(*s->vols));
 		if (!s->vols)
 			return -ENOMEM;
-		memcpy(s->vols, x->hostvols, x->n_hostvols * sizeof(*s->vols));
+		if (x->n_hostvols)
+			memcpy(s->vols, x->hostvols, x->n_hostvols * sizeof(*s->vols));
 		s->n_vols = x->n_hostvols;
 		if (x->hostvol_root)
 			s->vols[s->n_vols++] =
