@@ -60,7 +60,7 @@ static int p9_open_flags(struct p9_req *req, uint32_t dotl, int *ret)
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
 		if (dotl & map[i].dotl)
 			flags |= map[i].host;
-	if (req->srv->read_only && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)))
+	if (req->srv->read_only && fsp_opens_for_write(flags))
 		return -EROFS;
 	*ret = flags;
 	return 0;
@@ -87,7 +87,7 @@ int p9_op_lopen(struct p9_req *req)
 		       fid->node->parent ? fid->node->name : "", flags, &fd);
 	if (r < 0)
 		return r;
-	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) {
+	if (fsp_opens_for_write(flags)) {
 		r = p9_hostvol_open_write(req->srv, fid->node, fd);
 		if (r < 0) {
 			safe_close(fd);

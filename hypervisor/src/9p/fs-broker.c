@@ -178,11 +178,6 @@ static bool fsb_file_in_vol(const struct fsb *b, const struct fsb_class *c, int 
 	return fsb_vol_at(&b->ex[c->export], &st) >= 0;
 }
 
-static bool fsb_opens_for_write(int flags)
-{
-	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
-}
-
 static int fsb_op_node(struct fsb *b, struct fsb_msg *m, int *ret_fds, unsigned *ret_n,
 		       uint8_t *data, uint32_t *ret_len)
 {
@@ -200,12 +195,12 @@ static int fsb_op_node(struct fsb *b, struct fsb_msg *m, int *ret_fds, unsigned 
 		return r;
 	switch (q->op) {
 	case FSB_REOPEN:
-		if (fsb_opens_for_write((int) q->flags) && b->ex[c.export].read_only)
+		if (fsp_opens_for_write((int) q->flags) && b->ex[c.export].read_only)
 			return -EROFS;
 		r = fsp_reopen(b->fs, m->fd[0], -1, "", (int) q->flags, &fd);
 		if (r < 0)
 			return r;
-		if (fsb_opens_for_write((int) q->flags) && fsb_vol(b, &c))
+		if (fsp_opens_for_write((int) q->flags) && fsb_vol(b, &c))
 			r = fsp_drop_suid(b->fs, fd, -1, "");
 		if (r < 0) {
 			(void) close(fd);
@@ -318,7 +313,7 @@ static int fsb_op_dir(struct fsb *b, struct fsb_msg *m, int *ret_fds, unsigned *
 				(void) close(fds[1]);
 				return k;
 			}
-		} else if (fsb_opens_for_write((int) q->flags) && fsb_file_in_vol(b, &c, fds[0])) {
+		} else if (fsp_opens_for_write((int) q->flags) && fsb_file_in_vol(b, &c, fds[0])) {
 			/* An existing file, in a volume or one itself (a volume may be a file). */
 			int k = fsp_drop_suid(b->fs, fds[0], -1, "");
 

@@ -193,26 +193,25 @@ int fsp_reopen(const struct fsp *fs, int path_fd, int dir_fd, const char *node_n
 		return -EOPNOTSUPP;
 	if (S_ISDIR(st.st_mode) && (flags & O_ACCMODE) != O_RDONLY)
 		return -EISDIR;
+	/* A truncate is the broker's (the worker's filter refuses O_TRUNC), and so are its setuid
+	 * bits in a volume: as if the kernel had refused it here. */
 	if (fs->broker >= 0 && (flags & O_TRUNC)) {
-		/* A truncate is the broker's (the worker's filter refuses O_TRUNC), and so are its
-		 * setuid bits in a volume. */
-		fd = -1;
-		errno = EPERM;
+		fd = -EPERM;
 	} else if (fs->proc_fd >= 0) {
 		fsp_fd_name(path_fd, name);
-		fd = openat(fs->proc_fd, name, flags | O_CLOEXEC | O_NONBLOCK);
+		fd = RET_NERRNO(openat(fs->proc_fd, name, flags | O_CLOEXEC | O_NONBLOCK));
 	} else if (S_ISDIR(st.st_mode)) {
-		fd = openat(path_fd, ".", flags | O_CLOEXEC | O_DIRECTORY);
+		fd = RET_NERRNO(openat(path_fd, ".", flags | O_CLOEXEC | O_DIRECTORY));
 	} else {
 		return -EOPNOTSUPP;
 	}
-	if (fd < 0 && fsp_denied(-errno) && fs->broker >= 0)
+	if (fsp_denied(fd) && fs->broker >= 0)
 		return fsp_ask(fs, &(struct fsb_req){.op = FSB_REOPEN, .flags = (uint32_t) flags},
 			       (int[]){path_fd, S_ISDIR(st.st_mode) ? -1 : dir_fd, -1},
 			       S_ISDIR(st.st_mode) ? NULL : node_name, NULL, NULL, ret_fd, 1, NULL,
 			       0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	*ret_fd = fd;
 	return 0;
 }

@@ -15,6 +15,7 @@
  * All functions return 0 (or a count) or a negative errno, and never log above debug level.
  */
 
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -42,6 +43,12 @@ int fsp_root_fd(const struct fsp *fs);
 
 /* A single path component we accept from the guest: non-empty, no '/', not "." or "..". */
 bool fsp_name_valid(const char *name);
+
+/* Whether open(2) flags change the file: open for writing, or truncate. */
+static inline bool fsp_opens_for_write(int flags)
+{
+	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+}
 
 /* Look name up under dir_fd; returns an O_PATH | O_NOFOLLOW descriptor in *ret_fd. */
 int fsp_lookup(const struct fsp *fs, int dir_fd, const char *name, int *ret_fd);
