@@ -207,7 +207,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
-	const char *reason = NULL;
+	struct cc_error err = {0};
 	uint64_t v;
 	int c, r;
 
@@ -262,34 +262,34 @@ static int parse_args(int argc, char **argv, struct args *a)
 						       "--hugepages: expected off, on or auto");
 			break;
 		case ARG_9P:
-			r = vm_config_add_share(&a->cfg, optarg, &reason);
+			r = vm_config_add_share(&a->cfg, optarg, &err);
 			if (r < 0)
-				return log_error_errno(r, "--9p '%s': %s", optarg, reason);
+				return log_error_errno(r, "--9p '%s': %s", optarg, err.msg);
 			break;
 		case ARG_9P_HOSTVOL:
-			r = vm_config_add_hostvol(&a->cfg, optarg, &reason);
+			r = vm_config_add_hostvol(&a->cfg, optarg, &err);
 			if (r < 0)
-				return log_error_errno(r, "--9p-hostvol '%s': %s", optarg, reason);
+				return log_error_errno(r, "--9p-hostvol '%s': %s", optarg, err.msg);
 			break;
 		case ARG_9P_VISIBLE:
-			r = vm_config_set_share_visible(&a->cfg, optarg, &reason);
+			r = vm_config_set_share_visible(&a->cfg, optarg, &err);
 			if (r < 0)
-				return log_error_errno(r, "--9p-visible '%s': %s", optarg, reason);
+				return log_error_errno(r, "--9p-visible '%s': %s", optarg, err.msg);
 			break;
 		case ARG_VSOCK:
-			r = vm_config_set_vsock(&a->cfg, optarg, &reason);
+			r = vm_config_set_vsock(&a->cfg, optarg, &err);
 			if (r < 0)
-				return log_error_errno(r, "--vsock '%s': %s", optarg, reason);
+				return log_error_errno(r, "--vsock '%s': %s", optarg, err.msg);
 			break;
 		case ARG_NET:
-			r = vm_config_add_net(&a->cfg, optarg, &reason);
+			r = vm_config_add_net(&a->cfg, optarg, &err);
 			if (r < 0)
-				return log_error_errno(r, "--net '%s': %s", optarg, reason);
+				return log_error_errno(r, "--net '%s': %s", optarg, err.msg);
 			break;
 		case ARG_BLK:
-			r = vm_config_add_blk(&a->cfg, optarg, &reason);
+			r = vm_config_add_blk(&a->cfg, optarg, &err);
 			if (r < 0)
-				return log_error_errno(r, "--blk '%s': %s", optarg, reason);
+				return log_error_errno(r, "--blk '%s': %s", optarg, err.msg);
 			break;
 		case ARG_RNG:
 			a->cfg.rng = true;
@@ -479,7 +479,8 @@ static uint64_t now_ns(void)
 static int run(struct args *a)
 {
 	_cleanup_close_ int console_fd = -1, markers_fd = -1;
-	struct vm_error err = {0};
+	struct cc_error err = {0};
+	struct vm_exit ex = {0};
 	struct vm *vm = NULL;
 	int r;
 
@@ -493,14 +494,14 @@ static int run(struct args *a)
 		log_error("%s", err.msg);
 		return err.status ? err.status : VMM_EXIT_FAILURE;
 	}
-	r = vm_run(vm, &err);
+	r = vm_run(vm, &ex, &err);
 	vm = vm_free(vm);
 	if (r < 0) {
 		log_error("%s", err.msg);
 		return err.status ? err.status : VMM_EXIT_FAILURE;
 	}
-	log_info("%s", err.msg);
-	return err.status;
+	log_info("%s", ex.reason);
+	return ex.status;
 }
 
 int main(int argc, char **argv)

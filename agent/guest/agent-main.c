@@ -25,7 +25,7 @@
 
 /* systemctl --no-block stop <every app>.service: SIGTERM, TimeoutStopSec, SIGKILL and the
  * post-stop commands are systemd's; cc-app-exit then ends the pod. */
-static int agent_stop(char **ret_msg)
+static int agent_stop(struct cc_error *err)
 {
 	_cleanup_free_ char *apps = NULL;
 	char **argv;
@@ -34,13 +34,11 @@ static int agent_stop(char **ret_msg)
 	int r;
 
 	r = read_full_file(AGENT_APPS_FILE, 1024 * 1024, &apps, NULL);
-	if (r < 0) {
-		agent_msg(ret_msg, "cannot read %s: %s", AGENT_APPS_FILE, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return cc_error_set(err, r, "cannot read %s: %m", AGENT_APPS_FILE);
 	argv = calloc(AGENT_APPS_MAX + 4, sizeof(char *));
 	if (!argv)
-		return -ENOMEM;
+		return cc_error_set(err, -ENOMEM, "%m");
 	argv[n++] = (char *) AGENT_SYSTEMCTL;
 	argv[n++] = (char *) "--no-block";
 	argv[n++] = (char *) "stop";
@@ -48,28 +46,23 @@ static int agent_stop(char **ret_msg)
 		if (a[0] == '\0')
 			continue;
 		if (!agent_app_name_is_valid(a) || n == AGENT_APPS_MAX + 3) {
-			r = -EBADMSG;
-			agent_msg(ret_msg, "bad app list in %s", AGENT_APPS_FILE);
+			r = cc_error_set(err, -EBADMSG, "bad app list in %s", AGENT_APPS_FILE);
 			break;
 		}
 		if (asprintf(&argv[n], "%s.service", a) < 0) {
-			r = -ENOMEM;
+			r = cc_error_set(err, -ENOMEM, "%m");
 			break;
 		}
 		n++;
 	}
-	if (r >= 0 && n == 3) {
-		r = -EBADMSG;
-		agent_msg(ret_msg, "no apps in %s", AGENT_APPS_FILE);
-	}
+	if (r >= 0 && n == 3)
+		r = cc_error_set(err, -EBADMSG, "no apps in %s", AGENT_APPS_FILE);
 	if (r >= 0) {
 		r = agent_run(argv, NULL, 0);
-		if (r > 0) {
-			agent_msg(ret_msg, "systemctl stop failed with status %d", r);
-			r = -EIO;
-		} else if (r < 0) {
-			agent_msg(ret_msg, "cannot run systemctl: %s", strerror(-r));
-		}
+		if (r > 0)
+			r = cc_error_set(err, -EIO, "systemctl stop failed with status %d", r);
+		else if (r < 0)
+			r = cc_error_set(err, r, "cannot run systemctl: %m");
 	}
 	for (size_t i = 3; i < n; i++)
 		free(argv[i]);
@@ -79,21 +72,21 @@ static int agent_stop(char **ret_msg)
 
 static int agent_handle_exec(int fd, struct agent_reader *rd, const struct agent_frame *f)
 {
-	_cleanup_free_ char *msg = NULL;
+	struct cc_error err = {};
 	struct agent_exec e = {};
 	struct agent_child c = {.in = -1, .out = -1, .err = -1, .pidfd = -1};
-	int code, r;
+	int r;
 
 	r = agent_exec_decode(f->payload, f->len, &e);
 	if (r < 0)
 		return agent_send_error(fd, AGENT_CODE_SETUP,
 					r == -EPROTONOSUPPORT ? "unsupported protocol version"
 							      : "malformed EXEC request");
-	r = agent_spawn(&e, &c, &code, &msg);
+	r = agent_spawn(&e, &c, &err);
 	if (r < 0) {
-		log_debug("exec %s in %s: %s", e.argv[0], e.app, msg ?: "failed");
+		log_debug("exec %s in %s: %s", e.argv[0], e.app, err.msg);
 		agent_exec_done(&e);
-		return agent_send_error(fd, code, msg ?: "cannot start the command");
+		return agent_send_error(fd, err.status, err.msg);
 	}
 	agent_exec_done(&e);
 	r = agent_relay(fd, rd, &c);
@@ -103,16 +96,16 @@ static int agent_handle_exec(int fd, struct agent_reader *rd, const struct agent
 
 static int agent_handle_stop(int fd, const struct agent_frame *f)
 {
-	_cleanup_free_ char *msg = NULL;
+	struct cc_error err = {};
 	uint32_t version;
 	int r;
 
 	if (agent_u32_decode(f, &version) < 0 || version != AGENT_VERSION)
 		return agent_send_error(fd, AGENT_CODE_SETUP, "unsupported protocol version");
-	r = agent_stop(&msg);
+	r = agent_stop(&err);
 	if (r < 0) {
-		log_error("stop: %s", msg ?: strerror(-r));
-		return agent_send_error(fd, 1, msg ?: "stop failed");
+		log_error("stop: %s", err.msg);
+		return agent_send_error(fd, 1, err.msg);
 	}
 	log_info("stop: every app unit is stopping");
 	return agent_send(fd, AGENT_ACCEPTED, NULL, 0);

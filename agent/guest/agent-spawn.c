@@ -64,7 +64,7 @@ static const char *spawn_env_path(char **env)
 }
 
 /* The command, as the app would find it: 127 or 126 before any unit exists. */
-static int spawn_resolve(struct spawn_ctx *s, int *ret_code, char **ret_msg)
+static int spawn_resolve(struct spawn_ctx *s, struct cc_error *err)
 {
 	_cleanup_free_ char *root = NULL;
 	_cleanup_close_ int rootfd = -EBADF;
@@ -74,17 +74,14 @@ static int spawn_resolve(struct spawn_ctx *s, int *ret_code, char **ret_msg)
 	if (asprintf(&root, "%s/%s/rootfs", AGENT_STAGE2, s->e->app) < 0)
 		return -ENOMEM;
 	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0) {
-		r = -errno;
-		agent_msg(ret_msg, "cannot open the app's root %s: %s", root, strerror(-r));
-		return r;
-	}
+	if (rootfd < 0)
+		return cc_error_set(err, -errno, "cannot open the app's root %s: %m", root);
 	r = enter_command_resolve(rootfd, argv0, spawn_env_path(s->env), s->cfg.cwd, &s->path);
-	if (r < 0) {
-		*ret_code = r == -ENOENT ? AGENT_CODE_NOTFOUND : AGENT_CODE_NOEXEC;
-		agent_msg(ret_msg, "cannot execute %s: %s", argv0, strerror(-r));
-	}
-	return r;
+	if (r < 0)
+		return cc_error_set_status(err,
+					   r == -ENOENT ? AGENT_CODE_NOTFOUND : AGENT_CODE_NOEXEC,
+					   r, "cannot execute %s: %m", argv0);
+	return 0;
 }
 
 /* A unit name of our own: "cc-enter-<16 hex digits>.service". */
@@ -99,7 +96,7 @@ static int spawn_unit_name(char unit[ENTER_UNIT_MAX])
 }
 
 /* The enter file, the app's environment (for its PATH), the command. */
-static int spawn_load(struct spawn_ctx *s, int *ret_code, char **ret_msg)
+static int spawn_load(struct spawn_ctx *s, struct cc_error *err)
 {
 	_cleanup_free_ char *path = NULL, *text = NULL, *envtext = NULL;
 	const char *app = s->e->app;
@@ -108,29 +105,21 @@ static int spawn_load(struct spawn_ctx *s, int *ret_code, char **ret_msg)
 	if (asprintf(&path, "%s/%s", AGENT_ENTER_DIR, app) < 0)
 		return -ENOMEM;
 	r = read_full_file(path, ENTER_FILE_MAX, &text, NULL);
-	if (r == -ENOENT) {
-		agent_msg(ret_msg, "the pod has no app named %s", app);
-		return r;
-	}
+	if (r == -ENOENT)
+		return cc_error_set(err, r, "the pod has no app named %s", app);
 	if (r >= 0)
 		r = enter_config_parse(text, app, &s->cfg);
-	if (r < 0) {
-		agent_msg(ret_msg, "cannot read %s: %s", path, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return cc_error_set(err, r, "cannot read %s: %m", path);
 	r = read_full_file(s->cfg.env_file, ENTER_FILE_MAX, &envtext, NULL);
 	if (r >= 0)
 		r = enter_env_parse(envtext, &s->env);
-	if (r < 0) {
-		agent_msg(ret_msg, "cannot read %s: %s", s->cfg.env_file, strerror(-r));
-		return r;
-	}
-	if (s->cfg.n_properties == 0) {
+	if (r < 0)
+		return cc_error_set(err, r, "cannot read %s: %m", s->cfg.env_file);
+	if (s->cfg.n_properties == 0)
 		/* Never unconfined: an enter file without the app's sandbox is refused. */
-		agent_msg(ret_msg, "%s gives no sandbox for app %s", path, app);
-		return -EBADMSG;
-	}
-	r = spawn_resolve(s, ret_code, ret_msg);
+		return cc_error_set(err, -EBADMSG, "%s gives no sandbox for app %s", path, app);
+	r = spawn_resolve(s, err);
 	if (r < 0)
 		return r;
 	r = spawn_unit_name(s->unit);
@@ -265,60 +254,58 @@ static int spawn_watch(struct spawn_ctx *s, struct agent_child *c)
 }
 
 /* Start the command's unit and watch its main process. */
-static int spawn_start(struct spawn_ctx *s, struct agent_child *c, int *ret_code, char **ret_msg)
+static int spawn_start(struct spawn_ctx *s, struct agent_child *c, struct cc_error *reterr)
 {
 	_cleanup_free_ char *err = NULL;
 	int r;
 
 	r = spawn_systemd_run(s, &err);
-	if (r < 0) {
-		agent_msg(ret_msg, "cannot run %s: %s", ENTER_SYSTEMD_RUN, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return cc_error_set(reterr, r, "cannot run %s: %m", ENTER_SYSTEMD_RUN);
 	if (r > 0) {
 		int code = agent_unit_code(s->unit, AGENT_CODE_SETUP);
 
 		/* systemd could not set the command up (e.g. 200 CHDIR, 203 EXEC): its code. */
-		*ret_code = code;
-		agent_msg(ret_msg, "the command could not be started: %s%s", err,
-			  code != AGENT_CODE_SETUP ? " (see the pod's journal)" : "");
-		return -EIO;
+		return cc_error_set_status(
+			reterr, code, -EIO, "the command could not be started: %s%s", err,
+			code != AGENT_CODE_SETUP ? " (see the pod's journal)" : "");
 	}
 	memcpy(c->unit, s->unit, sizeof(c->unit));
 	r = spawn_watch(s, c);
 	if (r < 0) {
 		agent_unit_kill(c->unit);
-		agent_msg(ret_msg, "cannot watch the command's unit %s: %s", s->unit, strerror(-r));
-		return r;
+		return cc_error_set(reterr, r, "cannot watch the command's unit %s: %m", s->unit);
 	}
 	return 0;
 }
 
-int agent_spawn(const struct agent_exec *e, struct agent_child *ret, int *ret_code, char **ret_msg)
+int agent_spawn(const struct agent_exec *e, struct agent_child *ret, struct cc_error *err)
 {
 	struct spawn_ctx s = {.e = e, .in = {-1, -1}, .out = {-1, -1}, .err = {-1, -1}};
 	struct agent_child c = {.in = -1, .out = -1, .err = -1, .pidfd = -1, .tty = e->tty};
 	int r;
 
-	*ret_code = AGENT_CODE_SETUP;
-	*ret_msg = NULL;
-	r = spawn_load(&s, ret_code, ret_msg);
+	assert_return(err, -EINVAL);
+	*err = (struct cc_error){0};
+	r = spawn_load(&s, err);
 	if (r >= 0) {
 		r = spawn_stdio(&s, &c);
 		if (r < 0)
-			agent_msg(ret_msg, "cannot create the command's stdio: %s", strerror(-r));
+			(void) cc_error_set(err, r, "cannot create the command's stdio: %m");
 	}
 	if (r >= 0) {
 		spawn_stdio_paths(&s, &c);
 		r = spawn_argv(&s);
 	}
 	if (r >= 0)
-		r = spawn_start(&s, &c, ret_code, ret_msg);
+		r = spawn_start(&s, &c, err);
 	spawn_ctx_done(&s);
 	if (r < 0) {
 		agent_child_close(&c);
-		if (!*ret_msg)
-			agent_msg(ret_msg, "cannot start the command: %s", strerror(-r));
+		if (!err->msg[0])
+			(void) cc_error_set(err, r, "cannot start the command: %m");
+		if (!err->status)
+			err->status = AGENT_CODE_SETUP;
 		return r;
 	}
 	*ret = c;

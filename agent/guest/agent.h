@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "agent-io.h"
+#include "cc/error.h"
 #include "agent-proto.h"
 #include "enter-run.h"
 
@@ -32,9 +33,11 @@ struct agent_child {
 
 /*
  * Start e->argv in app e->app's context. On failure before the command runs, returns a
- * negative errno and a one-line message plus the exit code the host should report.
+ * negative errno with *err: one line for the host, and as its status the exit code the host
+ * should report (125, or 126/127 for a command that cannot be run or is not found, or
+ * systemd's code for a unit that could not set it up).
  */
-int agent_spawn(const struct agent_exec *e, struct agent_child *ret, int *ret_code, char **ret_msg);
+int agent_spawn(const struct agent_exec *e, struct agent_child *ret, struct cc_error *err);
 void agent_child_close(struct agent_child *c);
 /* A command whose unit failed to start: how systemd saw its main process end (200 CHDIR,
  * 203 EXEC ...), else fallback; the unit is reset. */

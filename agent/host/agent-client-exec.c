@@ -253,7 +253,7 @@ static int client_send_request(int fd, const char *app, char *const argv[], size
 }
 
 int agent_client_exec(int fd, const char *app, char *const argv[], size_t argc,
-		      const struct agent_client_stdio *io, int *ret_code, char **ret_msg)
+		      const struct agent_client_stdio *io, int *ret_code, struct cc_error *err)
 {
 	_cleanup_free_ struct client *c = NULL;
 	_cleanup_close_ int sfd = -EBADF;
@@ -261,22 +261,19 @@ int agent_client_exec(int fd, const char *app, char *const argv[], size_t argc,
 	sigset_t mask, old;
 	int r, fl;
 
-	*ret_msg = NULL;
 	r = client_send_request(fd, app, argv, argc, io);
-	if (r < 0) {
-		agent_msg(ret_msg, "%s",
-			  r == -EINVAL	? "invalid app name or command"
-			  : r == -E2BIG ? "the command line is too long"
-					: strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return cc_error_set(err, r, "%s",
+				    r == -EINVAL  ? "invalid app name or command"
+				    : r == -E2BIG ? "the command line is too long"
+						  : strerror(-r));
 	c = calloc(1, sizeof(*c));
 	if (!c)
-		return -ENOMEM;
+		return cc_error_set(err, -ENOMEM, "%m");
 	*c = (struct client){.fd = fd, .io = io};
 	r = agent_reader_init(&c->rd);
 	if (r < 0)
-		return r;
+		return cc_error_set(err, r, "%m");
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGWINCH);
@@ -301,18 +298,21 @@ int agent_client_exec(int fd, const char *app, char *const argv[], size_t argc,
 	if (r == -EINTR && c->signal > 0) {
 		/* Closing the connection makes the agent kill the command. */
 		*ret_code = 128 + c->signal;
-		agent_msg(ret_msg, "interrupted by %s", strsignal(c->signal));
-		return r;
+		return cc_error_set_status(err, *ret_code, r, "interrupted by %s",
+					   strsignal(c->signal));
 	}
-	if (r < 0) {
-		agent_msg(ret_msg, "%s",
-			  r == -EBADMSG ? "malformed data from the pod's agent"
-			  : r == -ECONNRESET
-				  ? "the pod's agent closed the connection (the pod stopped?)"
-				  : strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return cc_error_set(
+			err, r, "%s",
+			r == -EBADMSG ? "malformed data from the pod's agent"
+			: r == -ECONNRESET
+				? "the pod's agent closed the connection (the pod stopped?)"
+				: strerror(-r));
 	*ret_code = c->code;
-	*ret_msg = TAKE_PTR(c->msg);
+	if (c->msg) {
+		r = cc_error_set_status(err, c->code, -EIO, "%s", c->msg);
+		free(c->msg);
+		return r;
+	}
 	return 0;
 }

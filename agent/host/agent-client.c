@@ -138,29 +138,24 @@ static int vsock_socket_open(const char *path, char **ret_path)
 }
 
 int agent_client_connect(const char *vsock_path, unsigned port, int timeout_ms, int *ret_fd,
-			 char **ret_msg)
+			 struct cc_error *err)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	_cleanup_close_ int fd = -EBADF, sock_fd = -EBADF;
 	_cleanup_free_ char *sock_path = NULL;
 	int r;
 
-	*ret_msg = NULL;
-	if (!vsock_path || !*vsock_path) {
-		agent_msg(ret_msg, "no vsock socket path");
-		return -EINVAL;
-	}
+	if (!vsock_path || !*vsock_path)
+		return cc_error_set(err, -EINVAL, "no vsock socket path");
 	sock_fd = vsock_socket_open(vsock_path, &sock_path);
-	if (sock_fd < 0) {
-		agent_msg(ret_msg, "cannot reach the pod's VM through %s: %s", vsock_path,
-			  strerror(-sock_fd));
-		return sock_fd;
-	}
+	if (sock_fd < 0)
+		return cc_error_set(err, sock_fd, "cannot reach the pod's VM through %s: %m",
+				    vsock_path);
 	/* That very socket, through its fd; by its path again only where there is no /proc. */
 	(void) snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", sock_fd);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return -errno;
+		return cc_error_set(err, -errno, "cannot make a socket: %m");
 	r = RET_NERRNO(connect(fd, (struct sockaddr *) &sa, sizeof(sa)));
 	if (r == -ENOENT && access("/proc/self/fd", F_OK) < 0) {
 		if (strlen(sock_path) >= sizeof(sa.sun_path))
@@ -170,55 +165,44 @@ int agent_client_connect(const char *vsock_path, unsigned port, int timeout_ms, 
 			r = RET_NERRNO(connect(fd, (struct sockaddr *) &sa, sizeof(sa)));
 		}
 	}
-	if (r < 0) {
-		agent_msg(ret_msg, "cannot reach the pod's VM through %s: %s", vsock_path,
-			  strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return cc_error_set(err, r, "cannot reach the pod's VM through %s: %m", vsock_path);
 	r = client_handshake(fd, port, timeout_ms);
-	if (r < 0) {
-		agent_msg(ret_msg, "the pod's agent is not reachable (vsock port %u): %s", port,
-			  r == -ECONNREFUSED ? "the guest refused the connection"
-			  : r == -EBADMSG    ? "bad handshake reply"
-					     : strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return cc_error_set(err, r, "the pod's agent is not reachable (vsock port %u): %s",
+				    port,
+				    r == -ECONNREFUSED ? "the guest refused the connection"
+				    : r == -EBADMSG    ? "bad handshake reply"
+						       : strerror(-r));
 	*ret_fd = TAKE_FD(fd);
 	return 0;
 }
 
-int agent_client_stop(int fd, int timeout_ms, char **ret_msg)
+int agent_client_stop(int fd, int timeout_ms, struct cc_error *err)
 {
+	_cleanup_free_ char *m = NULL;
 	struct agent_reader rd;
 	struct agent_frame f;
 	uint8_t v[4];
 	int r, code;
 
-	*ret_msg = NULL;
 	agent_u32_encode(v, AGENT_VERSION);
 	r = agent_send(fd, AGENT_STOP, v, sizeof(v));
-	if (r < 0) {
-		agent_msg(ret_msg, "cannot send the stop request: %s", strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return cc_error_set(err, r, "cannot send the stop request: %m");
 	r = agent_reader_init(&rd);
 	if (r < 0)
-		return r;
+		return cc_error_set(err, r, "%m");
 	r = agent_reader_wait(&rd, fd, timeout_ms, &f);
-	if (r >= 0 && f.type == AGENT_ERROR) {
-		char *m = NULL;
-
+	if (r >= 0 && f.type == AGENT_ERROR)
 		r = agent_error_decode(&f, &code, &m);
-		if (r >= 0) {
-			*ret_msg = m;
-			r = -EIO;
-		}
-	} else if (r >= 0 && f.type != AGENT_ACCEPTED) {
+	else if (r >= 0 && f.type != AGENT_ACCEPTED)
 		r = -EBADMSG;
-	}
 	agent_reader_done(&rd);
-	if (r < 0 && !*ret_msg)
-		agent_msg(ret_msg, "no answer from the pod's agent: %s",
-			  r == -EBADMSG ? "malformed reply" : strerror(-r));
-	return r < 0 ? r : 0;
+	if (r >= 0 && m)
+		return cc_error_set(err, -EIO, "%s", m);
+	if (r < 0)
+		return cc_error_set(err, r, "no answer from the pod's agent: %s",
+				    r == -EBADMSG ? "malformed reply" : strerror(-r));
+	return 0;
 }

@@ -14,21 +14,6 @@
 
 #define AGENT_BUF_SIZE (AGENT_HEADER_SIZE + AGENT_PAYLOAD_MAX)
 
-void agent_msg(char **ret, const char *fmt, ...)
-{
-	va_list ap;
-	char *m;
-
-	if (!ret)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(&m, fmt, ap) < 0)
-		m = NULL;
-	va_end(ap);
-	free(*ret);
-	*ret = m;
-}
-
 int agent_send_raw(int fd, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;

@@ -9,10 +9,6 @@
 #include "agent-proto.h"
 #include "cc/macro.h"
 
-/* Replace *ret with a formatted message (NULL when out of memory): for the one-line error
- * messages both ends report. */
-void agent_msg(char **ret, const char *fmt, ...) _printf_(2, 3);
-
 /* Send one frame (header and payload), retrying short writes; MSG_NOSIGNAL. */
 int agent_send(int fd, uint32_t type, const void *payload, size_t len);
 /* Send bytes that already form whole frames. */

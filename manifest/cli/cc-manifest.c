@@ -36,7 +36,7 @@ static void help(void)
 static int file_check(const char *path, char **ret_json)
 {
 	_cleanup_free_ char *buf = NULL;
-	struct manifest_error err;
+	struct cc_error err;
 	size_t len;
 	int r;
 
@@ -59,7 +59,7 @@ static int file_check(const char *path, char **ret_json)
 		return EXIT_USAGE;
 	}
 	if (r < 0) {
-		fprintf(ret_json ? stderr : stdout, "%s: %s: %s\n", path, err.path, err.msg);
+		fprintf(ret_json ? stderr : stdout, "%s: %s: %s\n", path, err.context, err.msg);
 		return EXIT_INVALID;
 	}
 	if (!ret_json)

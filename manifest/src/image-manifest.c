@@ -93,7 +93,7 @@ static const struct manifest_doc_kind image_manifest_kind = {
 };
 
 int image_manifest_parse(const char *buf, size_t len, struct image_manifest **ret,
-			 struct manifest_error *reterr_error)
+			 struct cc_error *reterr_error)
 {
 	void *m;
 	int r;
@@ -106,7 +106,7 @@ int image_manifest_parse(const char *buf, size_t len, struct image_manifest **re
 }
 
 int image_manifest_load(const char *path, struct image_manifest **ret,
-			struct manifest_error *reterr_error)
+			struct cc_error *reterr_error)
 {
 	void *m;
 	int r;

@@ -11,7 +11,7 @@
 #include "json-util.h"
 #include "manifest/limits.h"
 
-void mctx_init(struct mctx *c, struct manifest_error *err)
+void mctx_init(struct mctx *c, struct cc_error *err)
 {
 	memset(c, 0, sizeof(*c));
 	c->err = err;
@@ -61,7 +61,8 @@ void mctx_pop(struct mctx *c, size_t old_len)
 
 _printf_(3, 0) static int mctx_failv(struct mctx *c, int r, const char *fmt, va_list ap)
 {
-	(void) snprintf(c->err->path, sizeof(c->err->path), "%s", c->len > 0 ? c->path : "$");
+	c->err->code = r < 0 ? r : -r;
+	(void) snprintf(c->err->context, sizeof(c->err->context), "%s", c->len > 0 ? c->path : "$");
 	(void) vsnprintf(c->err->msg, sizeof(c->err->msg), fmt, ap);
 	return r;
 }
@@ -203,7 +204,7 @@ int json_parse_document(struct mctx *c, const char *buf, size_t len, struct json
 	return 0;
 }
 
-int json_parse_root(struct mctx *c, struct manifest_error *err, const char *buf, size_t len,
+int json_parse_root(struct mctx *c, struct cc_error *err, const char *buf, size_t len,
 		    struct json_object **ret)
 {
 	assert_return(buf || len == 0, -EINVAL);

@@ -22,14 +22,14 @@ static inline void json_object_putp(struct json_object **o)
 }
 
 struct mctx {
-	struct manifest_error *err; /* never NULL */
-	char path[MANIFEST_ERROR_PATH_MAX];
+	struct cc_error *err; /* never NULL */
+	char path[CC_ERROR_CONTEXT_MAX];
 	size_t len;
 	char quote[2][96];
 	unsigned next_quote;
 };
 
-void mctx_init(struct mctx *c, struct manifest_error *err);
+void mctx_init(struct mctx *c, struct cc_error *err);
 /* Append ".key" (or "key" at the root) / "[i]"; return the previous length for mctx_pop(). */
 size_t mctx_push_key(struct mctx *c, const char *key);
 size_t mctx_push_index(struct mctx *c, size_t i);
@@ -48,7 +48,7 @@ const char *mctx_quote(struct mctx *c, const char *s);
 int json_parse_document(struct mctx *c, const char *buf, size_t len, struct json_object **ret);
 
 /* The start of every public parser: check buf, set c up on err, parse buf (NULL when len is 0). */
-int json_parse_root(struct mctx *c, struct manifest_error *err, const char *buf, size_t len,
+int json_parse_root(struct mctx *c, struct cc_error *err, const char *buf, size_t len,
 		    struct json_object **ret);
 
 /* The member, or NULL when it is absent or JSON null (Go's decoder treats both alike). */

@@ -9,11 +9,11 @@
 #include "manifest/pod-manifest.h"
 
 int manifest_detect_kind(const char *buf, size_t len, enum manifest_kind *ret,
-			 struct manifest_error *reterr_error)
+			 struct cc_error *reterr_error)
 {
 	_cleanup_(json_object_putp) struct json_object *o = NULL;
 	_cleanup_free_ char *kind = NULL;
-	struct manifest_error local;
+	struct cc_error local;
 	struct mctx c;
 	int r;
 
@@ -36,7 +36,7 @@ int manifest_detect_kind(const char *buf, size_t len, enum manifest_kind *ret,
 }
 
 static int manifest_parse_any(const char *buf, size_t len, enum manifest_kind *ret_kind,
-			      char **ret_json, struct manifest_error *reterr_error)
+			      char **ret_json, struct cc_error *reterr_error)
 {
 	enum manifest_kind kind;
 	int r;
@@ -65,12 +65,12 @@ static int manifest_parse_any(const char *buf, size_t len, enum manifest_kind *r
 }
 
 int manifest_validate(const char *buf, size_t len, enum manifest_kind *ret_kind,
-		      struct manifest_error *reterr_error)
+		      struct cc_error *reterr_error)
 {
 	return manifest_parse_any(buf, len, ret_kind, NULL, reterr_error);
 }
 
-int manifest_normalize(const char *buf, size_t len, char **ret, struct manifest_error *reterr_error)
+int manifest_normalize(const char *buf, size_t len, char **ret, struct cc_error *reterr_error)
 {
 	assert_return(ret, -EINVAL);
 	return manifest_parse_any(buf, len, NULL, ret, reterr_error);

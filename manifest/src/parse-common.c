@@ -81,10 +81,10 @@ int ac_kind_check(struct mctx *c, struct json_object *o, const char *want, char 
 }
 
 int manifest_doc_parse(const struct manifest_doc_kind *k, const char *buf, size_t len, void **ret,
-		       struct manifest_error *reterr_error)
+		       struct cc_error *reterr_error)
 {
 	_cleanup_(json_object_putp) struct json_object *o = NULL;
-	struct manifest_error local;
+	struct cc_error local;
 	struct mctx c;
 	void *m;
 	int r;
@@ -322,7 +322,7 @@ int volume_parse(struct mctx *c, struct json_object *v, struct manifest_volume *
 }
 
 int manifest_doc_load(const struct manifest_doc_kind *k, const char *path, void **ret,
-		      struct manifest_error *reterr_error)
+		      struct cc_error *reterr_error)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len;

@@ -39,7 +39,7 @@ struct manifest_doc_kind {
 };
 /* A whole document of kind k, into a new manifest; -ENOMEM is reported as "out of memory". */
 int manifest_doc_parse(const struct manifest_doc_kind *k, const char *buf, size_t len, void **ret,
-		       struct manifest_error *reterr_error);
+		       struct cc_error *reterr_error);
 /* manifest_doc_parse() of a file, read with the MANIFEST_SIZE_MAX cap. */
 int manifest_doc_load(const struct manifest_doc_kind *k, const char *path, void **ret,
-		      struct manifest_error *reterr_error);
+		      struct cc_error *reterr_error);

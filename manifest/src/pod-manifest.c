@@ -214,7 +214,7 @@ static const struct manifest_doc_kind pod_manifest_kind = {
 };
 
 int pod_manifest_parse(const char *buf, size_t len, struct pod_manifest **ret,
-		       struct manifest_error *reterr_error)
+		       struct cc_error *reterr_error)
 {
 	void *m;
 	int r;
@@ -226,8 +226,7 @@ int pod_manifest_parse(const char *buf, size_t len, struct pod_manifest **ret,
 	return r;
 }
 
-int pod_manifest_load(const char *path, struct pod_manifest **ret,
-		      struct manifest_error *reterr_error)
+int pod_manifest_load(const char *path, struct pod_manifest **ret, struct cc_error *reterr_error)
 {
 	void *m;
 	int r;

@@ -32,5 +32,5 @@ bool errno_name_is_valid(const char *s);
 bool octal_mode_parse(const char *s, uint32_t *ret);
 /* An IPv4 or IPv6 address literal. */
 bool ip_address_is_valid(const char *s);
-/* A valid os/arch pair (types.ValidOSArch); arch may be NULL. Fills *ret_msg on error. */
+/* A valid os/arch pair (types.ValidOSArch); arch may be NULL. */
 bool os_arch_is_valid(const char *os, const char *arch);

@@ -34,29 +34,28 @@ static int fail(const char *msg)
 
 int main(int argc, char **argv)
 {
-	_cleanup_free_ char *msg = NULL;
 	_cleanup_close_ int fd = -EBADF;
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	struct enter_flags f;
 	struct agent_client_stdio io = {.in = 0, .out = 1, .err = 2};
 	int code = ENTER_FAILED, r;
 
 	r = enter_flags_parse(argc, argv, &f, &err);
 	if (r < 0)
-		return fail(err.msg);
+		return fail(cc_error_message(&err));
 	if (kill(f.pid, 0) < 0 && errno == ESRCH) {
 		fprintf(stderr, "enter: the pod is not running (no process %d)\n", (int) f.pid);
 		return ENTER_FAILED;
 	}
-	r = agent_client_connect(ENTER_VSOCK, AGENT_PORT, ENTER_CONNECT_TIMEOUT_MS, &fd, &msg);
+	r = agent_client_connect(ENTER_VSOCK, AGENT_PORT, ENTER_CONNECT_TIMEOUT_MS, &fd, &err);
 	if (r < 0)
-		return fail(msg ?: "cannot reach the pod's agent");
+		return fail(cc_error_message(&err));
 
 	io.tty = isatty(io.in) && isatty(io.out);
-	r = agent_client_exec(fd, f.app_name, f.cmd, f.n_cmd, &io, &code, &msg);
-	if (msg)
-		fprintf(stderr, "enter: %s\n", msg);
-	if (r < 0 && r != -EINTR)
-		return ENTER_FAILED;
+	r = agent_client_exec(fd, f.app_name, f.cmd, f.n_cmd, &io, &code, &err);
+	if (r < 0) {
+		fprintf(stderr, "enter: %s\n", cc_error_message(&err));
+		return err.status ? err.status : ENTER_FAILED;
+	}
 	return code;
 }

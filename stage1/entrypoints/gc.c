@@ -66,15 +66,14 @@ static int remove_resources(int pod_fd)
 int main(int argc, char *argv[])
 {
 	_cleanup_close_ int pod_fd = -1;
-	struct stage1_error serr = {};
-	struct run_error err = {};
+	struct cc_error err = {};
 	struct gc_flags flags;
 	pid_t pid = 0;
 	int r, ret;
 
 	log_set_prefix("gc");
-	if (gc_flags_parse(argc, argv, &flags, &serr) < 0) {
-		fprintf(stderr, "gc: %s\n", serr.msg);
+	if (gc_flags_parse(argc, argv, &flags, &err) < 0) {
+		fprintf(stderr, "gc: %s\n", cc_error_message(&err));
 		return 2;
 	}
 	if (flags.debug)
@@ -94,7 +93,7 @@ int main(int argc, char *argv[])
 	/* After the VMM: a tap is busy while the VMM holds it. */
 	r = run_net_teardown_pod(pod_fd, flags.uuid, flags.local_config, &err);
 	if (r < 0)
-		fprintf(stderr, "gc: %s\n", err.msg);
+		fprintf(stderr, "gc: %s\n", cc_error_message(&err));
 	ret = remove_resources(pod_fd);
 	if (r < 0)
 		ret = 1;

@@ -44,16 +44,16 @@
 #include "volume-mount.h"
 #include "volume-plan.h"
 
-static void print_warning(void *userdata _unused_, const char *msg)
+static void print_warning(const char *msg)
 {
 	fprintf(stderr, "run: warning: %s\n", msg);
 }
 
-static void print_warnings(struct stage1_warnings *w)
+static void print_warnings(struct cc_warnings *w)
 {
-	for (size_t i = 0; i < stage1_warnings_count(w); i++)
-		print_warning(NULL, stage1_warnings_line(w, i));
-	stage1_warnings_done(w);
+	for (size_t i = 0; i < cc_warnings_count(w); i++)
+		print_warning(cc_warnings_line(w, i));
+	cc_warnings_done(w);
 }
 
 static int fail(int code, const char *msg)
@@ -118,9 +118,8 @@ static void run_ctx_done(struct run_ctx *c)
 /* Everything that can be refused before the pod dir is touched. */
 static int run_check(struct run_ctx *c)
 {
-	struct stage1_warnings w = {};
-	struct stage1_error serr = {};
-	struct run_error err = {};
+	struct cc_warnings w = {};
+	struct cc_error err = {};
 	struct sysinfo si;
 	long ncpu;
 	int r;
@@ -133,14 +132,14 @@ static int run_check(struct run_ctx *c)
 	if (c->pod_fd < 0 || !c->pod_dir)
 		return fail(1, "cannot open the pod dir (the current directory)");
 	if (pod_info_load(c->pod_fd, &c->info, &err) < 0)
-		return fail(1, err.msg);
+		return fail(1, cc_error_message(&err));
 	if (stage1_file("CC_STAGE1_VMM", c->pod_dir, POD_STAGE1_VMM, &c->vmm) < 0 ||
 	    stage1_file("CC_STAGE1_KERNEL", c->pod_dir, POD_STAGE1_KERNEL, &c->kernel) < 0 ||
 	    stage1_file("CC_STAGE1_IMAGE", c->pod_dir, POD_STAGE1_IMAGE, &c->image) < 0)
 		return fail(1, "out of memory");
 	if (access(c->vmm, X_OK) < 0) {
-		(void) run_error_set(&err, errno, "cannot execute the VMM %s: %m", c->vmm);
-		return fail(1, err.msg);
+		(void) cc_error_set(&err, errno, "cannot execute the VMM %s: %m", c->vmm);
+		return fail(1, cc_error_message(&err));
 	}
 	if (stage1_uuid_to_machine_id(c->flags.uuid, c->machine_id) < 0)
 		return fail(1, "invalid pod UUID");
@@ -148,19 +147,21 @@ static int run_check(struct run_ctx *c)
 	r = vm_size_compute(c->info.pod, (const struct image_manifest *const *) c->info.images,
 			    ncpu > 0 ? (unsigned) ncpu : 1,
 			    sysinfo(&si) == 0 ? (uint64_t) si.totalram * si.mem_unit >> 20 : 0,
-			    &c->size, &w, &serr);
+			    &c->size, &w, &err);
 	print_warnings(&w);
 	if (r < 0)
-		return fail(1, serr.msg);
-	if (pod_options_parse(c->info.pod, &c->opts, &serr) < 0)
-		return fail(1, serr.msg);
-	if (volume_plan_build(c->info.pod, (const struct image_manifest *const *) c->info.images,
-			      &c->plan, print_warning, NULL, &err) < 0)
-		return fail(1, err.msg);
+		return fail(1, cc_error_message(&err));
+	if (pod_options_parse(c->info.pod, &c->opts, &err) < 0)
+		return fail(1, cc_error_message(&err));
+	r = volume_plan_build(c->info.pod, (const struct image_manifest *const *) c->info.images,
+			      &c->plan, &w, &err);
+	print_warnings(&w);
+	if (r < 0)
+		return fail(1, cc_error_message(&err));
 	if (run_net_select(&c->net, &c->flags, &c->info, &err) < 0)
-		return fail(1, err.msg);
+		return fail(1, cc_error_message(&err));
 	if (c->net.sel.n == 0 && c->info.pod->n_ports > 0)
-		print_warning(NULL, "--net=none: the pod's ports are not forwarded");
+		print_warning("--net=none: the pod's ports are not forwarded");
 	return 0;
 }
 
@@ -170,22 +171,22 @@ static int run_check(struct run_ctx *c)
  */
 static void run_undo(struct run_ctx *c)
 {
-	struct run_error err = {};
+	struct cc_error err = {};
 	bool keep = false;
 
 	/* The jail's detached mounts, if run got that far (they hold the volumes' mounts). */
 	if (c->jail)
 		vmm_jail_trees_close(&c->jail_cfg);
 	if (run_bound_remove(&c->bound) < 0) {
-		print_warning(NULL, "cannot remove the VMM's cgroup");
+		print_warning("cannot remove the VMM's cgroup");
 		keep = true;
 	}
 	if (c->journal_linked && pod_journal_unlink(c->machine_id) < 0) {
-		print_warning(NULL, "cannot remove the pod's journal link");
+		print_warning("cannot remove the pod's journal link");
 		keep = true;
 	}
 	if (run_net_teardown(&c->net, c->pod_fd, c->flags.uuid, &err) < 0) {
-		print_warning(NULL, err.msg);
+		print_warning(cc_error_message(&err));
 		keep = true;
 	}
 	if (!keep)
@@ -217,17 +218,18 @@ static void timings_write(int pod_fd, const struct run_net *n)
 
 static int run_enter_pod(struct run_ctx *c)
 {
-	struct run_error err = {};
+	struct cc_warnings w = {};
+	struct cc_error err = {};
 	int r, fd;
 
 	if (mkdirat(c->pod_fd, POD_CC_DIR, 0700) < 0 && errno != EEXIST) {
-		(void) run_error_set(&err, errno, "%s: %m", POD_CC_DIR);
-		return fail(1, err.msg);
+		(void) cc_error_set(&err, errno, "%s: %m", POD_CC_DIR);
+		return fail(1, cc_error_message(&err));
 	}
 	r = run_net_setup(&c->net, c->pod_fd, c->flags.uuid, &err);
 	if (r < 0) {
 		(void) rm_rf_at(c->pod_fd, POD_CC_DIR);
-		return fail(1, err.msg);
+		return fail(1, cc_error_message(&err));
 	}
 	timings_write(c->pod_fd, &c->net);
 	if (c->net.active && c->flags.debug)
@@ -235,32 +237,33 @@ static int run_enter_pod(struct run_ctx *c)
 			c->net.pod.setup_ms);
 	r = mount_ns_private();
 	if (r < 0) {
-		(void) run_error_set(&err, r, "cannot create a private mount namespace: %m");
+		(void) cc_error_set(&err, r, "cannot create a private mount namespace: %m");
 		run_undo(c);
-		return fail(1, err.msg);
+		return fail(1, cc_error_message(&err));
 	}
 	fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
-		(void) run_error_set(&err, errno, "cannot open the pod dir again: %m");
+		(void) cc_error_set(&err, errno, "cannot open the pod dir again: %m");
 		run_undo(c);
-		return fail(1, err.msg);
+		return fail(1, cc_error_message(&err));
 	}
 	safe_close(c->pod_fd);
 	c->pod_fd = fd;
-	r = pod_journal_prepare(c->pod_fd, c->pod_dir, c->machine_id, print_warning, NULL, &err);
+	r = pod_journal_prepare(c->pod_fd, c->pod_dir, c->machine_id, &w, &err);
+	print_warnings(&w);
 	if (r < 0) {
 		run_undo(c);
-		return fail(1, err.msg);
+		return fail(1, cc_error_message(&err));
 	}
 	c->journal_linked = r > 0;
 	/* Jailed, the VMM gets a procfs of its own PID namespace; else it is chrooted. */
 	r = c->jail ? vmm_jail_prepare_pod(c->pod_fd) : vmm_root_prepare(c->pod_fd);
 	if (r < 0) {
-		(void) run_error_set(&err, r,
-				     c->jail ? "cannot prepare the VMM's directory: %m"
-					     : "cannot mount a procfs in the stage1 rootfs: %m");
+		(void) cc_error_set(&err, r,
+				    c->jail ? "cannot prepare the VMM's directory: %m"
+					    : "cannot mount a procfs in the stage1 rootfs: %m");
 		run_undo(c);
-		return fail(1, err.msg);
+		return fail(1, cc_error_message(&err));
 	}
 	return 0;
 }
@@ -281,26 +284,26 @@ static void machine_register(struct run_ctx *c, pid_t pid, bool *ret_scope)
 		.memory_max = c->bound.b.memory_max,
 		.tasks_max = c->bound.b.pids_max,
 	};
-	struct run_error err = {};
+	struct cc_error err = {};
 	bool scope;
 	int r;
 
 	if (asprintf(&name, "rkt-%s", c->flags.uuid) < 0 ||
 	    asprintf(&root, "%s/" POD_STAGE1_ROOTFS, c->pod_dir) < 0 ||
 	    stage1_uuid_to_bytes(c->flags.uuid, m.id) < 0)
-		return print_warning(NULL, "cannot register the pod with systemd-machined");
+		return print_warning("cannot register the pod with systemd-machined");
 	m.name = name, m.root_directory = root;
 	r = pod_resources_append(c->pod_fd, POD_RESOURCE_MACHINE, name);
 	if (r < 0) {
-		(void) run_error_set(&err, r, "cannot record the machined registration: %m");
-		return print_warning(NULL, err.msg);
+		(void) cc_error_set(&err, r, "cannot record the machined registration: %m");
+		return print_warning(cc_error_message(&err));
 	}
 	r = machined_register(&m, &scope, &err);
 	*ret_scope = r == 0 && scope;
 	if (r == -EOPNOTSUPP)
 		log_debug("no systemd-machined on the system bus: the pod is not registered");
 	else if (r < 0)
-		print_warning(NULL, err.msg);
+		print_warning(cc_error_message(&err));
 	else {
 		c->machine_registered = true;
 		log_debug("registered %s with systemd-machined (leader %d, %s)", name, (int) pid,
@@ -335,12 +338,12 @@ static void vmm_tick(void *userdata)
 static void machine_unregister(struct run_ctx *c)
 {
 	_cleanup_free_ char *name = NULL;
-	struct run_error err = {};
+	struct cc_error err = {};
 
 	if (!c->machine_registered)
 		return;
 	if (asprintf(&name, "rkt-%s", c->flags.uuid) < 0 || machined_unregister(name, &err) < 0)
-		print_warning(NULL, err.msg[0] ? err.msg : "cannot unregister the pod");
+		print_warning(err.msg[0] ? err.msg : "cannot unregister the pod");
 }
 
 /*
@@ -349,7 +352,7 @@ static void machine_unregister(struct run_ctx *c)
  * run's unit), and a scope that machined has systemd make (CreateMachine) already holds the
  * child, with the bound as its properties.
  */
-static int vmm_prestart(pid_t pid, void *userdata, struct run_error *reterr_error)
+static int vmm_prestart(pid_t pid, void *userdata, struct cc_error *reterr_error)
 {
 	struct run_ctx *c = userdata;
 	bool scope = false;
@@ -382,7 +385,7 @@ static void log_argv(char *const *argv)
 static const int *kernel_pages_share(struct run_ctx *c)
 {
 	const char *dir = secure_getenv("CC_STAGE1_KERNEL_PAGES_DIR");
-	struct run_error err = {};
+	struct cc_error err = {};
 
 	if (!dir)
 		dir = KERNEL_PAGES_DIR_DEFAULT;
@@ -390,7 +393,7 @@ static const int *kernel_pages_share(struct run_ctx *c)
 		return NULL;
 	if (kernel_pages_dir_prepare(dir, &err) < 0 ||
 	    kernel_pages_share_start(dir, c->kernel, &c->kernel_pages, &err) < 0) {
-		print_warning(NULL, err.msg);
+		print_warning(cc_error_message(&err));
 		return NULL;
 	}
 	return c->kernel_pages.fds;
@@ -413,6 +416,7 @@ static int jail_child_setup(void *userdata)
 static int run_vmm(struct run_ctx *c)
 {
 	_cleanup_(vmm_argv_freep) char **argv = NULL;
+	struct cc_warnings w = {};
 	struct vmm_config vc = {
 		.vmm = c->vmm,
 		.kernel = c->kernel,
@@ -444,7 +448,7 @@ static int run_vmm(struct run_ctx *c)
 	_cleanup_close_ int kvm_fd = -1;
 	int keep_fds[CCNET_NETS_MAX + 3]; /* the taps, the kernel pages fds, KVM */
 	size_t n_keep = 0;
-	struct run_error err = {};
+	struct cc_error err = {};
 	struct pod_exit pe;
 	int status, r;
 
@@ -459,15 +463,14 @@ static int run_vmm(struct run_ctx *c)
 		 * the filesystems allow it, before anything starts. */
 		r = vmm_jail_trees_open(&c->jail_cfg, c->pod_fd);
 		if (r < 0) {
-			(void) run_error_set(&err, r,
-					     r == -ERANGE
-						     ? "a host volume's root is owned by an id "
-						       "the VMM's jail keeps for the VMM"
-					     : r == -E2BIG ? "too many host volume owners for the "
-							     "VMM's jail: %m"
-							   : "cannot make the VMM's jail: %m");
+			(void) cc_error_set(&err, r,
+					    r == -ERANGE ? "a host volume's root is owned by an id "
+							   "the VMM's jail keeps for the VMM"
+					    : r == -E2BIG ? "too many host volume owners for the "
+							    "VMM's jail: %m"
+							  : "cannot make the VMM's jail: %m");
 			run_undo(c);
-			return fail(1, err.msg);
+			return fail(1, cc_error_message(&err));
 		}
 		/* The usual case under rkt, whose app rootfs are overlayfs mounts: not a warning
 		 * (docs/stage1.md, "The VMM's jail"). */
@@ -478,8 +481,7 @@ static int run_vmm(struct run_ctx *c)
 		}
 		/* Not even the pod dir (tmpfs before Linux 6.3, NFS): rare, and weaker. */
 		if (!c->jail_cfg.pod_idmapped)
-			print_warning(NULL,
-				      "the pod dir's file system cannot be idmapped: what the "
+			print_warning("the pod dir's file system cannot be idmapped: what the "
 				      "guest writes in guest/ may be host root's (root alone "
 				      "reaches it)");
 		/* The jail has no /dev: the VMM inherits KVM open. */
@@ -487,34 +489,34 @@ static int run_vmm(struct run_ctx *c)
 		 * namespace would otherwise let it chmod or chown the host's /dev/kvm. */
 		kvm_fd = open_on_read_only_mount("/dev/kvm", O_RDWR);
 		if (kvm_fd < 0) {
-			(void) run_error_set(&err, kvm_fd, "cannot open /dev/kvm: %m");
+			(void) cc_error_set(&err, kvm_fd, "cannot open /dev/kvm: %m");
 			run_undo(c);
-			return fail(1, err.msg);
+			return fail(1, cc_error_message(&err));
 		}
 		vc.kvm_fd = keep_fds[n_keep++] = kvm_fd;
 	}
 	r = vmm_argv_build(&vc, &argv);
 	if (r < 0) {
-		(void) run_error_set(&err, r, "cannot build the VMM command line: %m");
+		(void) cc_error_set(&err, r, "cannot build the VMM command line: %m");
 		run_undo(c);
-		return fail(1, err.msg);
+		return fail(1, cc_error_message(&err));
 	}
 	if (c->flags.debug)
 		log_argv(argv);
-	r = run_bound_setup(&c->bound, c->pod_fd, c->flags.uuid, &c->size, c->image, print_warning,
-			    NULL, &err);
+	r = run_bound_setup(&c->bound, c->pod_fd, c->flags.uuid, &c->size, c->image, &w, &err);
+	print_warnings(&w);
 	if (r < 0) {
 		run_undo(c);
-		return fail(1, err.msg);
+		return fail(1, cc_error_message(&err));
 	}
 
 	/* Jailed, the VMM's stdio are pipes of a relay (stdio-relay.h), not run's own fds. */
 	if (c->jail) {
 		r = stdio_relay_start(&c->relay);
 		if (r < 0) {
-			(void) run_error_set(&err, r, "cannot start the VMM's stdio relay: %m");
+			(void) cc_error_set(&err, r, "cannot start the VMM's stdio relay: %m");
 			run_undo(c);
-			return fail(1, err.msg);
+			return fail(1, cc_error_message(&err));
 		}
 	}
 	struct supervise_config sc = {
@@ -551,26 +553,27 @@ static int run_vmm(struct run_ctx *c)
 		/* The VMM never ran: leave the pod dir as rkt made it. */
 		(void) unlinkat(c->pod_fd, POD_PID_PATH, 0);
 		run_undo(c);
-		return fail(1, err.msg);
+		return fail(1, cc_error_message(&err));
 	}
 	pod_exit_decide(status, pod_exit_read(c->pod_fd), &pe);
 	/* The guest's last codes first: filling is for the apps that have none. */
 	r = status_mirror(c->pod_fd, c->info.pod);
 	if (r < 0) {
-		(void) run_error_set(&err, r, "cannot copy the apps' status codes: %m");
-		print_warning(NULL, err.msg);
+		(void) cc_error_set(&err, r, "cannot copy the apps' status codes: %m");
+		print_warning(cc_error_message(&err));
 	}
-	run_bound_finish(&c->bound, &pe, print_warning, NULL);
+	run_bound_finish(&c->bound, &pe, &w);
+	print_warnings(&w);
 	if (pe.fill_status >= 0) {
 		r = pod_status_fill(c->pod_fd, c->info.pod, pe.fill_status);
 		if (r < 0) {
-			(void) run_error_set(&err, r, "cannot write the apps' status files: %m");
-			print_warning(NULL, err.msg);
+			(void) cc_error_set(&err, r, "cannot write the apps' status files: %m");
+			print_warning(cc_error_message(&err));
 		}
 	}
 	if (pe.report) {
 		if (pe.report_is_warning)
-			print_warning(NULL, pe.msg);
+			print_warning(pe.msg);
 		else
 			(void) fail(pe.code, pe.msg);
 	}
@@ -581,17 +584,17 @@ int main(int argc, char *argv[])
 {
 	_cleanup_(run_ctx_done) struct run_ctx c = {
 		.pod_fd = -1, .lock_fd = -1, .tty = {.fd = -1}, .bound = RUN_BOUND_NULL};
-	struct stage1_error serr = {};
-	struct run_error err = {};
+	struct cc_warnings w = {};
+	struct cc_error err = {};
 	int r;
 
 	log_set_prefix("run");
-	if (run_flags_parse(argc, argv, &c.flags, &serr) < 0)
-		return fail(2, serr.msg);
+	if (run_flags_parse(argc, argv, &c.flags, &err) < 0)
+		return fail(2, cc_error_message(&err));
 	if (c.flags.debug)
 		log_set_max_level(LOG_DEBUG);
-	if (run_flags_check_supported(&c.flags, &serr) < 0)
-		return fail(1, serr.msg);
+	if (run_flags_check_supported(&c.flags, &err) < 0)
+		return fail(1, cc_error_message(&err));
 	/*
 	 * Inherited fds (rkt's, the shell's) must not reach the VMM; the child clears
 	 * close-on-exec on the lock fd for itself alone.
@@ -619,10 +622,11 @@ int main(int argc, char *argv[])
 		.net_resolv_conf = c.net.resolv_conf,
 	};
 
-	r = run_prepare(&pp, print_warning, NULL, &err);
+	r = run_prepare(&pp, &w, &err);
+	print_warnings(&w);
 	if (r < 0) {
 		run_undo(&c);
-		return fail(1, err.msg);
+		return fail(1, cc_error_message(&err));
 	}
 	return run_vmm(&c);
 }

@@ -153,16 +153,16 @@ static int stop_force(pid_t pid)
 
 static int stop_graceful(void)
 {
-	_cleanup_free_ char *msg = NULL;
 	_cleanup_close_ int fd = -EBADF;
+	struct cc_error err = {};
 	int r;
 
-	r = agent_client_connect(STOP_VSOCK, AGENT_PORT, STOP_CONNECT_TIMEOUT_MS, &fd, &msg);
+	r = agent_client_connect(STOP_VSOCK, AGENT_PORT, STOP_CONNECT_TIMEOUT_MS, &fd, &err);
 	if (r >= 0)
-		r = agent_client_stop(fd, STOP_ACCEPT_TIMEOUT_MS, &msg);
+		r = agent_client_stop(fd, STOP_ACCEPT_TIMEOUT_MS, &err);
 	if (r < 0) {
 		fprintf(stderr, "stop: %s (stop --force kills the pod's VM)\n",
-			msg ?: strerror(-r));
+			cc_error_message(&err));
 		return 1;
 	}
 	return 0;
@@ -170,14 +170,14 @@ static int stop_graceful(void)
 
 int main(int argc, char **argv)
 {
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	struct stop_flags f;
 	pid_t pid;
 	int r;
 
 	r = stop_flags_parse(argc, argv, &f, &err);
 	if (r < 0)
-		return fail(2, err.msg);
+		return fail(2, cc_error_message(&err));
 	r = read_pid(&pid);
 	if (r == -ENOENT)
 		return fail(1, "no ./pid: the pod never started (is the cwd a pod dir?)");

@@ -9,7 +9,7 @@
  * MAC; the veth keeps none. Everything a teardown needs is saved in the pod dir under cc/net/
  * before it is created, so ccnet_pod_teardown() works after a crash too (gc).
  *
- * Errors: negative errno, with one line in *reterr (struct stage1_error) for the user.
+ * Errors: negative errno, with one line in *reterr (struct cc_error) for the user.
  * The library logs at debug level only.
  */
 
@@ -18,7 +18,8 @@
 #include <stdint.h>
 
 #include "cni-result.h"
-#include "stage1/error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 
 #define CCNET_NETNS_DIR	   "/run/netns"
 #define CCNET_STATE_DIR	   "cc/net"
@@ -55,7 +56,7 @@ struct ccnet_selection {
  * refused. Unknown names fail with the list of them.
  */
 int ccnet_select(const char *net_value, const char *const *conf_dirs, struct ccnet_selection *ret,
-		 struct stage1_error *reterr);
+		 struct cc_error *reterr);
 void ccnet_selection_done(struct ccnet_selection *s);
 
 /* A forwarded port (pod `ports` / rkt --port), already resolved by the caller. */
@@ -110,7 +111,7 @@ struct ccnet_pod {
  * netns bind mount must live in the host's mount namespace for gc.
  */
 int ccnet_pod_setup(const struct ccnet_setup_params *p, struct ccnet_pod *ret,
-		    struct stage1_error *reterr);
+		    struct cc_error *reterr);
 /* Close the tap fds still owned by pod (after cc-vmm got them). */
 void ccnet_pod_done(struct ccnet_pod *pod);
 
@@ -120,7 +121,7 @@ void ccnet_pod_done(struct ccnet_pod *pod);
  * the first error but always tries every step.
  */
 int ccnet_pod_teardown(int pod_fd, const char *uuid, const char *const *cni_path, int timeout_ms,
-		       struct stage1_error *reterr);
+		       struct cc_error *reterr);
 
 /* `--net fd=N,mac=..` for cc-vmm, for nic. */
 int ccnet_nic_vmm_arg(const struct ccnet_nic *nic, int fd, char *buf, size_t size);

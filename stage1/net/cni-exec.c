@@ -69,12 +69,11 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-int cni_call_run(const struct cni_call *c, char **ret_out, size_t *ret_len,
-		 struct stage1_error *reterr)
+int cni_call_run(const struct cni_call *c, char **ret_out, size_t *ret_len, struct cc_error *reterr)
 {
 	char *argv[] = {(char *) c->plugin, NULL};
 	_cleanup_free_ char *out = NULL;
-	char msg[STAGE1_ERROR_MAX / 2];
+	char msg[CC_ERROR_MSG_MAX / 2];
 	char **env = env_build(c);
 	struct spawn_req req = {
 		.path = c->plugin,
@@ -94,24 +93,23 @@ int cni_call_run(const struct cni_call *c, char **ret_out, size_t *ret_len,
 	r = spawn_run(&req, &status, &out, &len);
 	env_free(env, 6);
 	if (r == -ETIMEDOUT)
-		return stage1_error_set(reterr, r,
-					"CNI plugin %s %s: no answer after %d ms, killed", name,
-					c->command, c->timeout_ms);
+		return cc_error_set(reterr, r, "CNI plugin %s %s: no answer after %d ms, killed",
+				    name, c->command, c->timeout_ms);
 	if (r == -EFBIG)
-		return stage1_error_set(reterr, r, "CNI plugin %s %s: more than %u bytes of output",
-					name, c->command, CNI_OUTPUT_MAX);
+		return cc_error_set(reterr, r, "CNI plugin %s %s: more than %u bytes of output",
+				    name, c->command, CNI_OUTPUT_MAX);
 	if (r < 0)
-		return stage1_error_set(reterr, r, "CNI plugin %s %s: %m", name, c->command);
+		return cc_error_set(reterr, r, "CNI plugin %s %s: %m", name, c->command);
 	if (WIFSIGNALED(status))
-		return stage1_error_set(reterr, -EPROTO, "CNI plugin %s %s: killed by signal %d",
-					name, c->command, WTERMSIG(status));
+		return cc_error_set(reterr, -EPROTO, "CNI plugin %s %s: killed by signal %d", name,
+				    c->command, WTERMSIG(status));
 	if (WEXITSTATUS(status) == 127 && len == 0)
-		return stage1_error_set(reterr, -ENOEXEC, "CNI plugin %s %s: cannot execute %s",
-					name, c->command, c->plugin);
+		return cc_error_set(reterr, -ENOEXEC, "CNI plugin %s %s: cannot execute %s", name,
+				    c->command, c->plugin);
 	if (WEXITSTATUS(status) != 0) {
 		(void) cni_error_describe(out, len, msg, sizeof(msg));
-		return stage1_error_set(reterr, -EPROTO, "CNI plugin %s %s failed (exit %d): %s",
-					name, c->command, WEXITSTATUS(status), msg);
+		return cc_error_set(reterr, -EPROTO, "CNI plugin %s %s failed (exit %d): %s", name,
+				    c->command, WEXITSTATUS(status), msg);
 	}
 	if (ret_out)
 		*ret_out = TAKE_PTR(out);

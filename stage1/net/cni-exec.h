@@ -10,7 +10,8 @@
 
 #include <stddef.h>
 
-#include "stage1/error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 
 struct cni_call {
 	const char *command;	  /* "ADD", "DEL", "CHECK", "VERSION" */
@@ -31,7 +32,7 @@ struct cni_call {
  * *reterr; a timeout -ETIMEDOUT; an exec failure its errno.
  */
 int cni_call_run(const struct cni_call *c, char **ret_out, size_t *ret_len,
-		 struct stage1_error *reterr);
+		 struct cc_error *reterr);
 
 /* Find plugin type in the NULL-terminated dirs (regular executable file); *ret is malloc'd. */
 int cni_plugin_find(const char *type, const char *const *dirs, char **ret);

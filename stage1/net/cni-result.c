@@ -68,34 +68,32 @@ static int addr_parse_any(const char *s, int *ret_family, uint8_t ret[16])
 	return 0;
 }
 
-static int route_parse(json_object *o, struct cni_result *res, struct stage1_error *err)
+static int route_parse(json_object *o, struct cni_result *res, struct cc_error *err)
 {
 	struct cni_route *rt;
 	const char *dst, *gw;
 	int gw_family;
 
 	if (res->n_routes >= CNI_ROUTES_MAX)
-		return stage1_error_set(err, -E2BIG, "CNI result: more than %d routes",
-					CNI_ROUTES_MAX);
+		return cc_error_set(err, -E2BIG, "CNI result: more than %d routes", CNI_ROUTES_MAX);
 	if (!json_object_is_type(o, json_type_object))
-		return stage1_error_set(err, -EBADMSG, "CNI result: a route is not an object");
+		return cc_error_set(err, -EBADMSG, "CNI result: a route is not an object");
 	rt = &res->routes[res->n_routes];
 	dst = ccnet_json_get_string(o, "dst");
 	if (cni_cidr_parse(dst, true, &rt->family, rt->dst, &rt->dst_len) < 0)
-		return stage1_error_set(err, -EBADMSG, "CNI result: bad route dst \"%s\"",
-					dst ? dst : "");
+		return cc_error_set(err, -EBADMSG, "CNI result: bad route dst \"%s\"",
+				    dst ? dst : "");
 	gw = ccnet_json_get_string(o, "gw");
 	if (gw) {
 		if (addr_parse_any(gw, &gw_family, rt->gw) < 0 || gw_family != rt->family)
-			return stage1_error_set(err, -EBADMSG, "CNI result: bad route gw \"%s\"",
-						gw);
+			return cc_error_set(err, -EBADMSG, "CNI result: bad route gw \"%s\"", gw);
 		rt->has_gw = true;
 	}
 	res->n_routes++;
 	return 0;
 }
 
-static int routes_parse(json_object *arr, struct cni_result *res, struct stage1_error *err)
+static int routes_parse(json_object *arr, struct cni_result *res, struct cc_error *err)
 {
 	size_t n;
 	int r;
@@ -103,7 +101,7 @@ static int routes_parse(json_object *arr, struct cni_result *res, struct stage1_
 	if (!arr)
 		return 0;
 	if (!json_object_is_type(arr, json_type_array))
-		return stage1_error_set(err, -EBADMSG, "CNI result: \"routes\" is not an array");
+		return cc_error_set(err, -EBADMSG, "CNI result: \"routes\" is not an array");
 	n = json_object_array_length(arr);
 	for (size_t i = 0; i < n; i++) {
 		r = route_parse(json_object_array_get_idx(arr, i), res, err);
@@ -114,22 +112,20 @@ static int routes_parse(json_object *arr, struct cni_result *res, struct stage1_
 }
 
 static int ip_add(struct cni_result *res, const char *cidr, const char *gw, int iface,
-		  struct stage1_error *err)
+		  struct cc_error *err)
 {
 	struct cni_ip *ip;
 	int gw_family;
 
 	if (res->n_ips >= CNI_IPS_MAX)
-		return stage1_error_set(err, -E2BIG, "CNI result: more than %d addresses",
-					CNI_IPS_MAX);
+		return cc_error_set(err, -E2BIG, "CNI result: more than %d addresses", CNI_IPS_MAX);
 	ip = &res->ips[res->n_ips];
 	if (cni_cidr_parse(cidr, true, &ip->family, ip->addr, &ip->prefixlen) < 0)
-		return stage1_error_set(err, -EBADMSG, "CNI result: bad address \"%s\"",
-					cidr ? cidr : "");
+		return cc_error_set(err, -EBADMSG, "CNI result: bad address \"%s\"",
+				    cidr ? cidr : "");
 	if (gw) {
 		if (addr_parse_any(gw, &gw_family, ip->gateway) < 0 || gw_family != ip->family)
-			return stage1_error_set(err, -EBADMSG, "CNI result: bad gateway \"%s\"",
-						gw);
+			return cc_error_set(err, -EBADMSG, "CNI result: bad gateway \"%s\"", gw);
 		ip->has_gateway = true;
 	}
 	ip->interface = iface;
@@ -139,7 +135,7 @@ static int ip_add(struct cni_result *res, const char *cidr, const char *gw, int 
 
 /* 0.1.0 / 0.2.0: "ip4": {"ip", "gateway", "routes"}, same for "ip6". */
 static int legacy_ip_parse(json_object *o, const char *key, struct cni_result *res,
-			   struct stage1_error *err)
+			   struct cc_error *err)
 {
 	json_object *ipc;
 	int r;
@@ -147,7 +143,7 @@ static int legacy_ip_parse(json_object *o, const char *key, struct cni_result *r
 	if (!json_object_object_get_ex(o, key, &ipc) || json_object_is_type(ipc, json_type_null))
 		return 0;
 	if (!json_object_is_type(ipc, json_type_object))
-		return stage1_error_set(err, -EBADMSG, "CNI result: \"%s\" is not an object", key);
+		return cc_error_set(err, -EBADMSG, "CNI result: \"%s\" is not an object", key);
 	r = ip_add(res, ccnet_json_get_string(ipc, "ip"), ccnet_json_get_string(ipc, "gateway"), -1,
 		   err);
 	if (r < 0)
@@ -169,36 +165,35 @@ static int mac_parse(const char *s, uint8_t mac[6])
 	return 0;
 }
 
-static int ifaces_parse(json_object *arr, struct cni_result *res, struct stage1_error *err)
+static int ifaces_parse(json_object *arr, struct cni_result *res, struct cc_error *err)
 {
 	size_t n;
 
 	if (!arr)
 		return 0;
 	if (!json_object_is_type(arr, json_type_array))
-		return stage1_error_set(err, -EBADMSG,
-					"CNI result: \"interfaces\" is not an array");
+		return cc_error_set(err, -EBADMSG, "CNI result: \"interfaces\" is not an array");
 	n = json_object_array_length(arr);
 	if (n > CNI_IFACES_MAX)
-		return stage1_error_set(err, -E2BIG, "CNI result: more than %d interfaces",
-					CNI_IFACES_MAX);
+		return cc_error_set(err, -E2BIG, "CNI result: more than %d interfaces",
+				    CNI_IFACES_MAX);
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = json_object_array_get_idx(arr, i);
 		struct cni_iface *f = &res->ifaces[i];
 		const char *name, *mac, *sandbox;
 
 		if (!json_object_is_type(o, json_type_object))
-			return stage1_error_set(err, -EBADMSG,
-						"CNI result: an interface is not an object");
+			return cc_error_set(err, -EBADMSG,
+					    "CNI result: an interface is not an object");
 		name = ccnet_json_get_string(o, "name");
 		if (!name || !*name || strlen(name) >= sizeof(f->name))
-			return stage1_error_set(err, -EBADMSG, "CNI result: bad interface name");
+			return cc_error_set(err, -EBADMSG, "CNI result: bad interface name");
 		strcpy(f->name, name);
 		mac = ccnet_json_get_string(o, "mac");
 		if (mac && *mac) {
 			if (mac_parse(mac, f->mac) < 0)
-				return stage1_error_set(err, -EBADMSG, "CNI result: bad MAC \"%s\"",
-							mac);
+				return cc_error_set(err, -EBADMSG, "CNI result: bad MAC \"%s\"",
+						    mac);
 			f->has_mac = true;
 		}
 		sandbox = ccnet_json_get_string(o, "sandbox");
@@ -208,7 +203,7 @@ static int ifaces_parse(json_object *arr, struct cni_result *res, struct stage1_
 	return 0;
 }
 
-static int ips_parse(json_object *arr, struct cni_result *res, struct stage1_error *err)
+static int ips_parse(json_object *arr, struct cni_result *res, struct cc_error *err)
 {
 	size_t n;
 	int r;
@@ -216,22 +211,21 @@ static int ips_parse(json_object *arr, struct cni_result *res, struct stage1_err
 	if (!arr)
 		return 0;
 	if (!json_object_is_type(arr, json_type_array))
-		return stage1_error_set(err, -EBADMSG, "CNI result: \"ips\" is not an array");
+		return cc_error_set(err, -EBADMSG, "CNI result: \"ips\" is not an array");
 	n = json_object_array_length(arr);
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = json_object_array_get_idx(arr, i), *idx;
 		int iface = -1;
 
 		if (!json_object_is_type(o, json_type_object))
-			return stage1_error_set(err, -EBADMSG,
-						"CNI result: an ip is not an object");
+			return cc_error_set(err, -EBADMSG, "CNI result: an ip is not an object");
 		if (json_object_object_get_ex(o, "interface", &idx)) {
 			int64_t v = json_object_get_int64(idx);
 
 			if (!json_object_is_type(idx, json_type_int) || v < 0 ||
 			    (size_t) v >= res->n_ifaces)
-				return stage1_error_set(err, -EBADMSG,
-							"CNI result: bad interface index");
+				return cc_error_set(err, -EBADMSG,
+						    "CNI result: bad interface index");
 			iface = (int) v;
 		}
 		r = ip_add(res, ccnet_json_get_string(o, "address"),
@@ -243,7 +237,7 @@ static int ips_parse(json_object *arr, struct cni_result *res, struct stage1_err
 }
 
 static int strings_parse(json_object *arr, const char *what, char *dst, size_t each, size_t max,
-			 size_t *ret_n, struct stage1_error *err)
+			 size_t *ret_n, struct cc_error *err)
 {
 	size_t n;
 
@@ -251,25 +245,24 @@ static int strings_parse(json_object *arr, const char *what, char *dst, size_t e
 	if (!arr)
 		return 0;
 	if (!json_object_is_type(arr, json_type_array))
-		return stage1_error_set(err, -EBADMSG, "CNI result: dns %s is not an array", what);
+		return cc_error_set(err, -EBADMSG, "CNI result: dns %s is not an array", what);
 	n = json_object_array_length(arr);
 	if (n > max)
-		return stage1_error_set(err, -E2BIG, "CNI result: more than %zu dns %s", max, what);
+		return cc_error_set(err, -E2BIG, "CNI result: more than %zu dns %s", max, what);
 	for (size_t i = 0; i < n; i++) {
 		json_object *s = json_object_array_get_idx(arr, i);
 		const char *v = json_object_get_string(s);
 
 		if (!json_object_is_type(s, json_type_string) || !*v || strlen(v) >= each ||
 		    strpbrk(v, " \t\r\n"))
-			return stage1_error_set(err, -EBADMSG, "CNI result: bad dns %s entry",
-						what);
+			return cc_error_set(err, -EBADMSG, "CNI result: bad dns %s entry", what);
 		strcpy(dst + i * each, v);
 	}
 	*ret_n = n;
 	return 0;
 }
 
-static int dns_parse(json_object *o, struct cni_dns *dns, struct stage1_error *err)
+static int dns_parse(json_object *o, struct cni_dns *dns, struct cc_error *err)
 {
 	uint8_t tmp[16];
 	const char *domain;
@@ -278,15 +271,15 @@ static int dns_parse(json_object *o, struct cni_dns *dns, struct stage1_error *e
 	if (!o)
 		return 0;
 	if (!json_object_is_type(o, json_type_object))
-		return stage1_error_set(err, -EBADMSG, "CNI result: \"dns\" is not an object");
+		return cc_error_set(err, -EBADMSG, "CNI result: \"dns\" is not an object");
 	r = strings_parse(ccnet_json_get(o, "nameservers"), "nameservers", &dns->nameservers[0][0],
 			  sizeof(dns->nameservers[0]), CNI_DNS_MAX, &dns->n_nameservers, err);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < dns->n_nameservers; i++)
 		if (addr_parse_any(dns->nameservers[i], &family, tmp) < 0)
-			return stage1_error_set(err, -EBADMSG, "CNI result: bad nameserver \"%s\"",
-						dns->nameservers[i]);
+			return cc_error_set(err, -EBADMSG, "CNI result: bad nameserver \"%s\"",
+					    dns->nameservers[i]);
 	r = strings_parse(ccnet_json_get(o, "search"), "search", &dns->search[0][0],
 			  sizeof(dns->search[0]), CNI_DNS_MAX, &dns->n_search, err);
 	if (r < 0)
@@ -298,14 +291,13 @@ static int dns_parse(json_object *o, struct cni_dns *dns, struct stage1_error *e
 	domain = ccnet_json_get_string(o, "domain");
 	if (domain) {
 		if (strlen(domain) >= sizeof(dns->domain) || strpbrk(domain, " \t\r\n"))
-			return stage1_error_set(err, -EBADMSG, "CNI result: bad dns domain");
+			return cc_error_set(err, -EBADMSG, "CNI result: bad dns domain");
 		strcpy(dns->domain, domain);
 	}
 	return 0;
 }
 
-int cni_result_parse(const char *json, size_t len, struct cni_result *ret,
-		     struct stage1_error *reterr)
+int cni_result_parse(const char *json, size_t len, struct cni_result *ret, struct cc_error *reterr)
 {
 	json_object *root = NULL;
 	int r;
@@ -313,7 +305,7 @@ int cni_result_parse(const char *json, size_t len, struct cni_result *ret,
 	memset(ret, 0, sizeof(*ret));
 	r = ccnet_json_parse_object(json, len, &root);
 	if (r < 0)
-		return stage1_error_set(reterr, -EBADMSG, "CNI result: not a JSON object");
+		return cc_error_set(reterr, -EBADMSG, "CNI result: not a JSON object");
 	if (ccnet_json_get(root, "ip4") || ccnet_json_get(root, "ip6")) {
 		r = legacy_ip_parse(root, "ip4", ret, reterr);
 		if (r >= 0)

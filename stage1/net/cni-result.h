@@ -11,7 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stage1/error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 
 #define CNI_IPS_MAX    16
 #define CNI_ROUTES_MAX 64
@@ -65,8 +66,7 @@ struct cni_result {
 };
 
 /* Parse an ADD result. -EBADMSG with a message for anything malformed. */
-int cni_result_parse(const char *json, size_t len, struct cni_result *ret,
-		     struct stage1_error *reterr);
+int cni_result_parse(const char *json, size_t len, struct cni_result *ret, struct cc_error *reterr);
 
 /*
  * Turn a failed plugin's stdout into one line: "<msg>; <details> (code N)" for a CNI error

@@ -36,6 +36,7 @@ struct want_list {
 	struct wanted v[CCNET_NETS_MAX];
 	size_t n;
 	bool all, none;
+	const char *value; /* --net's value, for the messages */
 };
 
 static bool net_name_valid(const char *s)
@@ -55,7 +56,7 @@ static bool args_valid(const char *s)
 	return true;
 }
 
-static int want_parse(char *list, struct want_list *w, struct stage1_error *err)
+static int want_parse(char *list, struct want_list *w, struct cc_error *err)
 {
 	char *tok;
 
@@ -64,20 +65,23 @@ static int want_parse(char *list, struct want_list *w, struct stage1_error *err)
 		const char *args = "";
 
 		if (!*tok)
-			return stage1_error_set(err, -EINVAL, "--net: empty network name");
+			return cc_error_set(err, -EINVAL, "--net=%.200s: empty network name",
+					    w->value);
 		if (colon) {
 			*colon = '\0';
 			args = colon + 1;
 		}
 		if (strcmp(tok, "host") == 0)
-			return stage1_error_set(
+			return cc_error_set(
 				err, -EOPNOTSUPP,
-				"--net=host: a VM cannot share the host's network stack (use "
-				"--net=default, a named network or --net=none)");
+				"--net=%.200s: a VM cannot share the host's network stack (use "
+				"--net=default, a named network or --net=none)",
+				w->value);
 		if (strcmp(tok, "none") == 0 || strcmp(tok, "all") == 0) {
 			if (colon)
-				return stage1_error_set(err, -EINVAL,
-							"--net: \"%s\" takes no arguments", tok);
+				return cc_error_set(err, -EINVAL,
+						    "--net=%.200s: \"%s\" takes no arguments",
+						    w->value, tok);
 			if (tok[0] == 'n')
 				w->none = true;
 			else
@@ -85,27 +89,31 @@ static int want_parse(char *list, struct want_list *w, struct stage1_error *err)
 			continue;
 		}
 		if (!net_name_valid(tok))
-			return stage1_error_set(err, -EINVAL, "--net: invalid network name \"%s\"",
-						tok);
+			return cc_error_set(err, -EINVAL,
+					    "--net=%.200s: invalid network name \"%s\"", w->value,
+					    tok);
 		if (!args_valid(args))
-			return stage1_error_set(err, -EINVAL,
-						"--net: invalid CNI_ARGS for network \"%s\"", tok);
+			return cc_error_set(err, -EINVAL,
+					    "--net=%.200s: invalid CNI_ARGS for network \"%s\"",
+					    w->value, tok);
 		for (size_t i = 0; i < w->n; i++)
 			if (strcmp(w->v[i].name, tok) == 0)
-				return stage1_error_set(err, -EINVAL,
-							"--net: network \"%s\" given twice", tok);
+				return cc_error_set(err, -EINVAL,
+						    "--net=%.200s: network \"%s\" given twice",
+						    w->value, tok);
 		if (w->n >= CCNET_NETS_MAX)
-			return stage1_error_set(err, -E2BIG, "--net: more than %d networks",
-						CCNET_NETS_MAX);
+			return cc_error_set(err, -E2BIG, "--net=%.200s: more than %d networks",
+					    w->value, CCNET_NETS_MAX);
 		strcpy(w->v[w->n].name, tok);
 		w->v[w->n].args = args;
 		w->n++;
 	}
 	if (w->none && (w->all || w->n > 0))
-		return stage1_error_set(err, -EINVAL,
-					"--net=none cannot be combined with networks");
+		return cc_error_set(err, -EINVAL,
+				    "--net=%.200s: none cannot be combined with networks",
+				    w->value);
 	if (!w->none && !w->all && w->n == 0)
-		return stage1_error_set(err, -EINVAL, "--net: empty network list");
+		return cc_error_set(err, -EINVAL, "--net=%.200s: empty network list", w->value);
 	return 0;
 }
 
@@ -123,20 +131,20 @@ void ccnet_selection_done(struct ccnet_selection *s)
 
 /* Parse conf (from source) into c, without args. */
 static int conf_load(const char *conf, size_t len, const char *source, struct ccnet_conf *c,
-		     struct stage1_error *err)
+		     struct cc_error *err)
 {
 	json_object *root = NULL, *masq;
 	const char *name, *type;
 	int r = 0;
 
 	if (ccnet_json_parse_object(conf, len, &root) < 0)
-		return stage1_error_set(err, -EBADMSG, "%s: not a JSON object", source);
+		return cc_error_set(err, -EBADMSG, "%s: not a JSON object", source);
 	name = ccnet_json_get_string(root, "name");
 	type = ccnet_json_get_string(root, "type");
 	if (!name || !type)
-		r = stage1_error_set(err, -EBADMSG, "%s: no string \"name\" and \"type\"", source);
+		r = cc_error_set(err, -EBADMSG, "%s: no string \"name\" and \"type\"", source);
 	else if (!*type || strchr(type, '/') || strcmp(type, ".") == 0 || strcmp(type, "..") == 0)
-		r = stage1_error_set(err, -EBADMSG, "%s: invalid plugin type \"%s\"", source, type);
+		r = cc_error_set(err, -EBADMSG, "%s: invalid plugin type \"%s\"", source, type);
 	if (r < 0) {
 		json_object_put(root);
 		return r;
@@ -176,7 +184,7 @@ static struct wanted *want_find(struct want_list *w, const char *name)
 
 /* Add c to the selection if wanted and not yet there; takes c's contents either way. */
 static int selection_offer(struct ccnet_selection *s, struct want_list *w, struct ccnet_conf *c,
-			   struct stage1_error *err)
+			   struct cc_error *err)
 {
 	struct wanted *want = want_find(w, c->name);
 	struct ccnet_selection tmp = {.n = 1};
@@ -188,16 +196,16 @@ static int selection_offer(struct ccnet_selection *s, struct want_list *w, struc
 		return 0;
 	}
 	if (!net_name_valid(tmp.nets[0].name)) {
-		int r = stage1_error_set(err, -EBADMSG, "%s: invalid network name \"%s\"",
-					 tmp.nets[0].source, tmp.nets[0].name);
+		int r = cc_error_set(err, -EBADMSG, "%s: invalid network name \"%s\"",
+				     tmp.nets[0].source, tmp.nets[0].name);
 
 		ccnet_selection_done(&tmp);
 		return r;
 	}
 	if (s->n >= CCNET_NETS_MAX) {
 		ccnet_selection_done(&tmp);
-		return stage1_error_set(err, -E2BIG, "--net: more than %d networks",
-					CCNET_NETS_MAX);
+		return cc_error_set(err, -E2BIG, "--net=%.200s: more than %d networks", w->value,
+				    CCNET_NETS_MAX);
 	}
 	tmp.nets[0].args = strdup(want ? want->args : "");
 	if (!tmp.nets[0].args) {
@@ -259,7 +267,7 @@ static int dir_names(DIR *d, char ***ret, size_t *ret_n)
 }
 
 static int dir_load(const char *dir, struct ccnet_selection *s, struct want_list *w,
-		    struct stage1_error *err)
+		    struct cc_error *err)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
 	char **names = NULL;
@@ -268,10 +276,10 @@ static int dir_load(const char *dir, struct ccnet_selection *s, struct want_list
 
 	d = opendir(dir);
 	if (!d)
-		return errno == ENOENT ? 0 : stage1_error_set(err, -errno, "%s: %m", dir);
+		return errno == ENOENT ? 0 : cc_error_set(err, -errno, "%s: %m", dir);
 	r = dir_names(d, &names, &n);
 	if (r < 0)
-		return stage1_error_set(err, r, "%s: %m", dir);
+		return cc_error_set(err, r, "%s: %m", dir);
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		_cleanup_free_ char *path = NULL, *buf = NULL;
 		struct ccnet_conf c = {};
@@ -283,14 +291,14 @@ static int dir_load(const char *dir, struct ccnet_selection *s, struct want_list
 			break;
 		}
 		if (stat(path, &st) < 0) {
-			r = stage1_error_set(err, -errno, "%s: %m", path);
+			r = cc_error_set(err, -errno, "%s: %m", path);
 			break;
 		}
 		if (S_ISDIR(st.st_mode))
 			continue;
 		r = read_full_file(path, CONF_SIZE_MAX, &buf, &len);
 		if (r < 0) {
-			r = stage1_error_set(err, r, "%s: %m", path);
+			r = cc_error_set(err, r, "%s: %m", path);
 			break;
 		}
 		r = conf_load(buf, len, path, &c, err);
@@ -303,10 +311,9 @@ static int dir_load(const char *dir, struct ccnet_selection *s, struct want_list
 	return r;
 }
 
-static int missing_error(const struct want_list *w, const char *const *dirs,
-			 struct stage1_error *err)
+static int missing_error(const struct want_list *w, const char *const *dirs, struct cc_error *err)
 {
-	char names[STAGE1_ERROR_MAX] = "", where[STAGE1_ERROR_MAX] = "";
+	char names[CC_ERROR_MSG_MAX] = "", where[CC_ERROR_MSG_MAX] = "";
 	size_t nl = 0, wl = 0;
 
 	for (size_t i = 0; i < w->n; i++)
@@ -317,12 +324,12 @@ static int missing_error(const struct want_list *w, const char *const *dirs,
 	for (size_t i = 0; dirs && dirs[i]; i++)
 		wl += (size_t) snprintf(where + wl, wl < sizeof(where) ? sizeof(where) - wl : 0,
 					"%s%s", wl ? ", " : "", dirs[i]);
-	return stage1_error_set(err, -ENOENT, "--net: network(s) not found: %s (looked in %s)",
-				names, wl ? where : "no directory");
+	return cc_error_set(err, -ENOENT, "--net=%.200s: network(s) not found: %s (looked in %s)",
+			    w->value, names, wl ? where : "no directory");
 }
 
 int ccnet_select(const char *net_value, const char *const *conf_dirs, struct ccnet_selection *ret,
-		 struct stage1_error *reterr)
+		 struct cc_error *reterr)
 {
 	_cleanup_free_ char *copy = NULL;
 	struct ccnet_selection s = {};
@@ -334,6 +341,7 @@ int ccnet_select(const char *net_value, const char *const *conf_dirs, struct ccn
 	copy = strdup(net_value && *net_value ? net_value : CCNET_DEFAULT_NAME);
 	if (!copy)
 		return -ENOMEM;
+	w.value = net_value && *net_value ? net_value : CCNET_DEFAULT_NAME;
 	r = want_parse(copy, &w, reterr);
 	if (r < 0)
 		return r;

@@ -20,7 +20,7 @@
 #include "stage1/uuid.h"
 
 static int teardown(int pod_fd, const char *uuid, const char *const *cni_path, int timeout_ms,
-		    bool force, struct stage1_error *reterr);
+		    bool force, struct cc_error *reterr);
 
 static void netns_name(const char *uuid, char *buf, size_t size)
 {
@@ -44,7 +44,7 @@ int ccnet_nic_vmm_arg(const struct ccnet_nic *nic, int fd, char *buf, size_t siz
 
 /* CNI ADD of net i into the netns, then the tap. */
 static int nic_add(const struct ccnet_setup_params *p, size_t i, int ns_fd, const char *ns_path,
-		   const char *cni_path, struct ccnet_nic *nic, struct stage1_error *err)
+		   const char *cni_path, struct ccnet_nic *nic, struct cc_error *err)
 {
 	const struct ccnet_conf *c = &p->sel->nets[i];
 	_cleanup_free_ char *plugin = NULL, *out = NULL;
@@ -58,11 +58,11 @@ static int nic_add(const struct ccnet_setup_params *p, size_t i, int ns_fd, cons
 	(void) snprintf(nic->net_name, sizeof(nic->net_name), "%s", c->name);
 	r = cni_plugin_find(c->type, p->cni_path, &plugin);
 	if (r < 0)
-		return stage1_error_set(err, r, "network %s: CNI plugin \"%s\" not found in %s",
-					c->name, c->type, cni_path);
+		return cc_error_set(err, r, "network %s: CNI plugin \"%s\" not found in %s",
+				    c->name, c->type, cni_path);
 	if (strlen(plugin) >= sizeof(nic->plugin) || strlen(c->args) >= sizeof(st.args))
-		return stage1_error_set(err, -ENAMETOOLONG, "network %s: path or args too long",
-					c->name);
+		return cc_error_set(err, -ENAMETOOLONG, "network %s: path or args too long",
+				    c->name);
 	strcpy(nic->plugin, plugin);
 	(void) snprintf(st.net_name, sizeof(st.net_name), "%s", c->name);
 	strcpy(st.plugin, plugin);
@@ -73,7 +73,7 @@ static int nic_add(const struct ccnet_setup_params *p, size_t i, int ns_fd, cons
 	st.conf_len = strlen(c->conf);
 	r = net_state_save(p->pod_fd, &st);
 	if (r < 0)
-		return stage1_error_set(err, r, "network %s: cannot save its state: %m", c->name);
+		return cc_error_set(err, r, "network %s: cannot save its state: %m", c->name);
 	r = cni_call_run(&(struct cni_call){.command = "ADD",
 					    .plugin = plugin,
 					    .container_id = p->uuid,
@@ -89,17 +89,17 @@ static int nic_add(const struct ccnet_setup_params *p, size_t i, int ns_fd, cons
 		return r;
 	r = net_state_save_result(p->pod_fd, nic->ifname, out, len);
 	if (r < 0)
-		return stage1_error_set(err, r, "network %s: cannot save its result: %m", c->name);
+		return cc_error_set(err, r, "network %s: cannot save its result: %m", c->name);
 	r = cni_result_parse(out, len, &nic->result, err);
 	if (r < 0)
 		return r;
 	if (nic->result.n_ips == 0)
-		return stage1_error_set(err, -EADDRNOTAVAIL,
-					"network %s: the CNI plugin gave no IP address", c->name);
+		return cc_error_set(err, -EADDRNOTAVAIL,
+				    "network %s: the CNI plugin gave no IP address", c->name);
 	r = nic_link_join(ns_fd, nic->ifname, tap, &nic->result, nic->mac, &nic->tap_fd);
 	if (r < 0)
-		return stage1_error_set(err, r, "network %s: cannot join %s to a tap: %m", c->name,
-					nic->ifname);
+		return cc_error_set(err, r, "network %s: cannot join %s to a tap: %m", c->name,
+				    nic->ifname);
 	return 0;
 }
 
@@ -119,7 +119,7 @@ static const struct ccnet_nic *forward_nic(const struct ccnet_setup_params *p,
 }
 
 static int ports_add(const struct ccnet_setup_params *p, const struct ccnet_pod *pod,
-		     struct stage1_error *err)
+		     struct cc_error *err)
 {
 	const struct ccnet_nic *nic;
 	const struct cni_ip *ip;
@@ -131,8 +131,8 @@ static int ports_add(const struct ccnet_setup_params *p, const struct ccnet_pod 
 		return 0;
 	nic = forward_nic(p, pod);
 	if (!nic)
-		return stage1_error_set(err, -EADDRNOTAVAIL,
-					"ports cannot be forwarded: no network has an address");
+		return cc_error_set(err, -EADDRNOTAVAIL,
+				    "ports cannot be forwarded: no network has an address");
 	ip = cni_result_first_ip(&nic->result, AF_INET);
 	if (ip)
 		t.ip4 = inet_ntop(AF_INET, ip->addr, ip4, sizeof(ip4));
@@ -150,13 +150,12 @@ static int ports_add(const struct ccnet_setup_params *p, const struct ccnet_pod 
 	/* Teardown looks for tagged rules of these families only if this marker exists. */
 	r = net_ports_mark(p->pod_fd, families);
 	if (r < 0)
-		return stage1_error_set(err, r, "cannot save the port state: %m");
+		return cc_error_set(err, r, "cannot save the port state: %m");
 	return portfwd_add((enum portfwd_backend) p->firewall, p->uuid, p->ports, p->n_ports, &t,
 			   err);
 }
 
-static int setup(const struct ccnet_setup_params *p, struct ccnet_pod *pod,
-		 struct stage1_error *err)
+static int setup(const struct ccnet_setup_params *p, struct ccnet_pod *pod, struct cc_error *err)
 {
 	_cleanup_free_ char *cni_path = NULL;
 	_cleanup_close_ int ns_fd = -1;
@@ -169,12 +168,12 @@ static int setup(const struct ccnet_setup_params *p, struct ccnet_pod *pod,
 	netns_name(p->uuid, pod->netns, sizeof(pod->netns));
 	r = p->record(p->record_userdata, "netns", pod->netns);
 	if (r < 0)
-		return stage1_error_set(err, r, "cannot record netns %s in cc/resources: %m",
-					pod->netns);
+		return cc_error_set(err, r, "cannot record netns %s in cc/resources: %m",
+				    pod->netns);
 	r = netns_create(pod->netns, &ns_fd);
 	if (r < 0)
-		return stage1_error_set(err, r, "cannot create the network namespace %s: %m",
-					pod->netns);
+		return cc_error_set(err, r, "cannot create the network namespace %s: %m",
+				    pod->netns);
 	(void) snprintf(ns_path, sizeof(ns_path), CCNET_NETNS_DIR "/%s", pod->netns);
 	for (size_t i = 0; i < p->sel->n; i++) {
 		pod->nics[i].tap_fd = -1;
@@ -188,15 +187,15 @@ static int setup(const struct ccnet_setup_params *p, struct ccnet_pod *pod,
 		return r;
 	r = net_info_write(p->pod_fd, p->sel, pod);
 	if (r < 0)
-		return stage1_error_set(err, r, "cannot write " CCNET_NET_INFO ": %m");
+		return cc_error_set(err, r, "cannot write " CCNET_NET_INFO ": %m");
 	return 0;
 }
 
 int ccnet_pod_setup(const struct ccnet_setup_params *p, struct ccnet_pod *ret,
-		    struct stage1_error *reterr)
+		    struct cc_error *reterr)
 {
 	int64_t t0 = now_monotonic_ms();
-	struct stage1_error ignored;
+	struct cc_error ignored;
 	int r;
 
 	assert_return(p && p->sel && ret && p->record, -EINVAL);
@@ -204,12 +203,11 @@ int ccnet_pod_setup(const struct ccnet_setup_params *p, struct ccnet_pod *ret,
 	if (p->sel->n == 0)
 		return 0;
 	if (!p->uuid || !stage1_uuid_is_valid(p->uuid))
-		return stage1_error_set(reterr, -EINVAL, "invalid pod UUID");
+		return cc_error_set(reterr, -EINVAL, "invalid pod UUID");
 	if (p->firewall < PORTFWD_AUTO || p->firewall > PORTFWD_NFT)
-		return stage1_error_set(reterr, -EINVAL, "unknown firewall backend %d",
-					p->firewall);
+		return cc_error_set(reterr, -EINVAL, "unknown firewall backend %d", p->firewall);
 	if (p->sel->n > CCNET_NETS_MAX)
-		return stage1_error_set(reterr, -E2BIG, "more than %d networks", CCNET_NETS_MAX);
+		return cc_error_set(reterr, -E2BIG, "more than %d networks", CCNET_NETS_MAX);
 	r = portfwd_validate(p->ports, p->n_ports, reterr);
 	if (r < 0)
 		return r;
@@ -256,7 +254,7 @@ static int veth_restore(int pod_fd, const struct net_state *st)
  * as this DEL) the state goes anyway.
  */
 static int nic_del(int pod_fd, const char *uuid, const char *ifname, const char *cni_path,
-		   int timeout_ms, bool force, struct stage1_error *err)
+		   int timeout_ms, bool force, struct cc_error *err)
 {
 	struct net_state st;
 	int r;
@@ -266,14 +264,13 @@ static int nic_del(int pod_fd, const char *uuid, const char *ifname, const char 
 		return 0;
 	if (r < 0) {
 		free(st.conf);
-		return stage1_error_set(err, r, CCNET_STATE_DIR "/%s: unreadable state: %m",
-					ifname);
+		return cc_error_set(err, r, CCNET_STATE_DIR "/%s: unreadable state: %m", ifname);
 	}
 	r = veth_restore(pod_fd, &st);
 	if (r < 0) {
 		free(st.conf);
-		return stage1_error_set(err, r, "network %s: cannot restore %s for DEL: %m",
-					st.net_name, ifname);
+		return cc_error_set(err, r, "network %s: cannot restore %s for DEL: %m",
+				    st.net_name, ifname);
 	}
 	r = cni_call_run(&(struct cni_call){.command = "DEL",
 					    .plugin = st.plugin,
@@ -295,12 +292,12 @@ static int nic_del(int pod_fd, const char *uuid, const char *ifname, const char 
 		return r;
 	r = net_state_remove(pod_fd, ifname);
 	if (r < 0)
-		return stage1_error_set(err, r, CCNET_STATE_DIR "/%s: cannot remove: %m", ifname);
+		return cc_error_set(err, r, CCNET_STATE_DIR "/%s: cannot remove: %m", ifname);
 	return 0;
 }
 
 static int teardown(int pod_fd, const char *uuid, const char *const *cni_path, int timeout_ms,
-		    bool force, struct stage1_error *reterr)
+		    bool force, struct cc_error *reterr)
 {
 	_cleanup_free_ char *path = NULL;
 	_cleanup_free_ char(*ifs)[16] = NULL;
@@ -310,7 +307,7 @@ static int teardown(int pod_fd, const char *uuid, const char *const *cni_path, i
 	int ret = 0, r;
 
 	if (!uuid || !stage1_uuid_is_valid(uuid))
-		return stage1_error_set(reterr, -EINVAL, "invalid pod UUID");
+		return cc_error_set(reterr, -EINVAL, "invalid pod UUID");
 	path = cni_path_join(cni_path);
 	if (!path)
 		return -ENOMEM;
@@ -324,9 +321,9 @@ static int teardown(int pod_fd, const char *uuid, const char *const *cni_path, i
 		ret = r;
 	r = net_state_list(pod_fd, &ifs, &n);
 	if (r < 0 && ret == 0)
-		ret = stage1_error_set(reterr, r, "cannot list " CCNET_STATE_DIR ": %m");
+		ret = cc_error_set(reterr, r, "cannot list " CCNET_STATE_DIR ": %m");
 	for (size_t i = 0; i < n; i++) {
-		struct stage1_error e = {};
+		struct cc_error e = {};
 
 		r = nic_del(pod_fd, uuid, ifs[i], path, timeout_ms, force, &e);
 		if (r < 0)
@@ -346,12 +343,12 @@ static int teardown(int pod_fd, const char *uuid, const char *const *cni_path, i
 	netns_name(uuid, ns, sizeof(ns));
 	r = netns_remove(ns);
 	if (r < 0 && ret == 0)
-		ret = stage1_error_set(reterr, r, "cannot remove netns %s: %m", ns);
+		ret = cc_error_set(reterr, r, "cannot remove netns %s: %m", ns);
 	return ret;
 }
 
 int ccnet_pod_teardown(int pod_fd, const char *uuid, const char *const *cni_path, int timeout_ms,
-		       struct stage1_error *reterr)
+		       struct cc_error *reterr)
 {
 	return teardown(pod_fd, uuid, cni_path, timeout_ms, false, reterr);
 }

@@ -34,7 +34,7 @@ static void table_name(const char *uuid, char *buf, size_t size)
 			*p = '_';
 }
 
-static int nft_load(const char *script, struct stage1_error *err)
+static int nft_load(const char *script, struct cc_error *err)
 {
 	const char *nft = portfwd_nft();
 	char *argv[] = {(char *) nft, "-f", "-", NULL};
@@ -47,12 +47,12 @@ static int nft_load(const char *script, struct stage1_error *err)
 	int status = 0, r;
 
 	if (!nft)
-		return stage1_error_set(err, -ENOENT, "port forwarding needs iptables or nft");
+		return cc_error_set(err, -ENOENT, "port forwarding needs iptables or nft");
 	r = spawn_run(&req, &status, NULL, NULL);
 	if (r < 0)
-		return stage1_error_set(err, r, "nft: %m");
+		return cc_error_set(err, r, "nft: %m");
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return stage1_error_set(err, -EPROTO, "nft -f failed (status %d)", status);
+		return cc_error_set(err, -EPROTO, "nft -f failed (status %d)", status);
 	return 0;
 }
 
@@ -118,7 +118,7 @@ static void table_write(FILE *f, const struct nft_family *fam, const char *table
 }
 
 int portfwd_nft_add(const char *uuid, const struct ccnet_port *ports, size_t n,
-		    const struct portfwd_target *t, int families, struct stage1_error *reterr)
+		    const struct portfwd_target *t, int families, struct cc_error *reterr)
 {
 	_cleanup_free_ char *script = NULL;
 	char table[64];
@@ -138,7 +138,7 @@ int portfwd_nft_add(const char *uuid, const struct ccnet_port *ports, size_t n,
 	return nft_load(script, reterr);
 }
 
-int portfwd_nft_remove(const char *uuid, int families, struct stage1_error *reterr)
+int portfwd_nft_remove(const char *uuid, int families, struct cc_error *reterr)
 {
 	char table[64], script[320];
 	size_t len = 0;

@@ -42,28 +42,28 @@ static const char *ipt_name(int family)
 }
 
 /* Run iptables or ip6tables argv[] (argv[0] filled in here); *ret_out optional. */
-static int ipt_run(int family, char **argv, char **ret_out, struct stage1_error *err)
+static int ipt_run(int family, char **argv, char **ret_out, struct cc_error *err)
 {
 	const char *ipt = portfwd_iptables(family);
 	struct spawn_req req = {.argv = argv, .out_max = IPT_OUT_MAX, .timeout_ms = IPT_TIMEOUT_MS};
 	int status = 0, r;
 
 	if (!ipt)
-		return stage1_error_set(err, -ENOENT, "port forwarding needs %s, not found",
-					ipt_name(family));
+		return cc_error_set(err, -ENOENT, "port forwarding needs %s, not found",
+				    ipt_name(family));
 	req.path = ipt;
 	argv[0] = (char *) ipt;
 	r = spawn_run(&req, &status, ret_out, NULL);
 	if (r < 0)
-		return stage1_error_set(err, r, "%s: %m", ipt_name(family));
+		return cc_error_set(err, r, "%s: %m", ipt_name(family));
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		if (ret_out) {
 			free(*ret_out);
 			*ret_out = NULL;
 		}
-		return stage1_error_set(err, -EPROTO, "%s %s %s %s failed (status %d)",
-					ipt_name(family), argv[3], argv[4], argv[5] ? argv[5] : "",
-					status);
+		return cc_error_set(err, -EPROTO, "%s %s %s %s failed (status %d)",
+				    ipt_name(family), argv[3], argv[4], argv[5] ? argv[5] : "",
+				    status);
 	}
 	return 0;
 }
@@ -97,7 +97,7 @@ bool portfwd_port_wants(const struct ccnet_port *p, int family)
 }
 
 int portfwd_families(const struct ccnet_port *ports, size_t n, const struct portfwd_target *t,
-		     struct stage1_error *reterr)
+		     struct cc_error *reterr)
 {
 	int families = 0;
 
@@ -106,51 +106,51 @@ int portfwd_families(const struct ccnet_port *ports, size_t n, const struct port
 		int f = portfwd_port_family(p);
 
 		if (f == AF_INET && !t->ip4)
-			return stage1_error_set(reterr, -EADDRNOTAVAIL,
-						"port %u: host IP %s is IPv4 but the pod has no "
-						"IPv4 address",
-						p->host_port, p->host_ip);
+			return cc_error_set(reterr, -EADDRNOTAVAIL,
+					    "port %u: host IP %s is IPv4 but the pod has no "
+					    "IPv4 address",
+					    p->host_port, p->host_ip);
 		if (f == AF_INET6 && !t->ip6)
-			return stage1_error_set(reterr, -EADDRNOTAVAIL,
-						"port %u: host IP %s is IPv6 but the pod has no "
-						"IPv6 address",
-						p->host_port, p->host_ip);
+			return cc_error_set(reterr, -EADDRNOTAVAIL,
+					    "port %u: host IP %s is IPv6 but the pod has no "
+					    "IPv6 address",
+					    p->host_port, p->host_ip);
 		if (t->ip4 && portfwd_port_wants(p, AF_INET))
 			families |= PORTFWD_IP4;
 		if (t->ip6 && portfwd_port_wants(p, AF_INET6))
 			families |= PORTFWD_IP6;
 	}
 	if (n > 0 && families == 0)
-		return stage1_error_set(reterr, -EADDRNOTAVAIL,
-					"ports cannot be forwarded: the pod has no address");
+		return cc_error_set(reterr, -EADDRNOTAVAIL,
+				    "ports cannot be forwarded: the pod has no address");
 	return families;
 }
 
-int portfwd_validate(const struct ccnet_port *ports, size_t n, struct stage1_error *reterr)
+int portfwd_validate(const struct ccnet_port *ports, size_t n, struct cc_error *reterr)
 {
 	if (n > CCNET_PORTS_MAX)
-		return stage1_error_set(reterr, -E2BIG, "more than %d forwarded ports",
-					CCNET_PORTS_MAX);
+		return cc_error_set(reterr, -E2BIG, "more than %d forwarded ports",
+				    CCNET_PORTS_MAX);
 	for (size_t i = 0; i < n; i++) {
 		const struct ccnet_port *p = &ports[i];
 		struct in6_addr a;
 
 		if (strcmp(p->proto, "tcp") != 0 && strcmp(p->proto, "udp") != 0)
-			return stage1_error_set(reterr, -EINVAL,
-						"port %u: protocol \"%.4s\" is not "
-						"tcp or udp",
-						p->host_port, p->proto);
+			return cc_error_set(reterr, -EINVAL,
+					    "port %u: protocol \"%.4s\" is not "
+					    "tcp or udp",
+					    p->host_port, p->proto);
 		if (p->pod_port == 0 || p->host_port == 0)
-			return stage1_error_set(reterr, -EINVAL, "port 0 cannot be forwarded");
+			return cc_error_set(reterr, -EINVAL, "port 0 cannot be forwarded");
 		if (p->host_ip[0] && inet_pton(portfwd_port_family(p), p->host_ip, &a) != 1)
-			return stage1_error_set(reterr, -EINVAL, "port %u: bad host IP \"%.46s\"",
-						p->host_port, p->host_ip);
+			return cc_error_set(reterr, -EINVAL, "port %u: bad host IP \"%.46s\"",
+					    p->host_port, p->host_ip);
 		for (size_t j = 0; j < i; j++)
 			if (ports[j].host_port == p->host_port &&
 			    strcmp(ports[j].proto, p->proto) == 0)
-				return stage1_error_set(reterr, -EINVAL,
-							"host port %s/%u is forwarded twice",
-							p->proto, p->host_port);
+				return cc_error_set(reterr, -EINVAL,
+						    "host port %s/%u is forwarded twice", p->proto,
+						    p->host_port);
 	}
 	return 0;
 }
@@ -172,7 +172,7 @@ static int route_localnet(const char *ifname)
  * MASQUERADE of 127.0.0.0/8, and the FORWARD accept.
  */
 static int port_rules(int family, const char *tag, const struct ccnet_port *p, const char *pod_ip,
-		      struct stage1_error *err)
+		      struct cc_error *err)
 {
 	const char *dst = portfwd_port_dst(p);
 	char hp[8], pp[8], dest[64];
@@ -251,7 +251,7 @@ static int port_rules(int family, const char *tag, const struct ccnet_port *p, c
 }
 
 int portfwd_add(enum portfwd_backend b, const char *uuid, const struct ccnet_port *ports, size_t n,
-		const struct portfwd_target *t, struct stage1_error *reterr)
+		const struct portfwd_target *t, struct cc_error *reterr)
 {
 	char tag[64];
 	int families, r;
@@ -268,7 +268,7 @@ int portfwd_add(enum portfwd_backend b, const char *uuid, const struct ccnet_por
 	if (t->host_if && (families & PORTFWD_IP4)) {
 		r = route_localnet(t->host_if);
 		if (r < 0)
-			return stage1_error_set(reterr, r, "route_localnet on %s: %m", t->host_if);
+			return cc_error_set(reterr, r, "route_localnet on %s: %m", t->host_if);
 	}
 	if (b == PORTFWD_AUTO)
 		b = portfwd_iptables(AF_INET) || !portfwd_nft() ? PORTFWD_IPTABLES : PORTFWD_NFT;
@@ -313,7 +313,7 @@ static int line_split(char *line, char **argv, size_t max)
 	return (int) k;
 }
 
-static int table_clean(int family, const char *table, const char *tag, struct stage1_error *err)
+static int table_clean(int family, const char *table, const char *tag, struct cc_error *err)
 {
 	char *list[] = {NULL, "-w", "-t", (char *) table, "-S", NULL};
 	_cleanup_free_ char *out = NULL;
@@ -340,7 +340,7 @@ static int table_clean(int family, const char *table, const char *tag, struct st
 	return ret;
 }
 
-int portfwd_remove(const char *uuid, int families, struct stage1_error *reterr)
+int portfwd_remove(const char *uuid, int families, struct cc_error *reterr)
 {
 	static const struct {
 		int bit, family;

@@ -40,12 +40,12 @@ struct portfwd_target {
  * a port's family has no pod address.
  */
 int portfwd_families(const struct ccnet_port *ports, size_t n, const struct portfwd_target *t,
-		     struct stage1_error *reterr);
+		     struct cc_error *reterr);
 /* Forward ports to target t. */
 int portfwd_add(enum portfwd_backend b, const char *uuid, const struct ccnet_port *ports, size_t n,
-		const struct portfwd_target *t, struct stage1_error *reterr);
+		const struct portfwd_target *t, struct cc_error *reterr);
 /* Delete every rule of uuid of the PORTFWD_IP* families (both backends, where installed). */
-int portfwd_remove(const char *uuid, int families, struct stage1_error *reterr);
+int portfwd_remove(const char *uuid, int families, struct cc_error *reterr);
 /* The nft binary, or NULL. */
 const char *portfwd_nft(void);
 /*
@@ -53,12 +53,12 @@ const char *portfwd_nft(void);
  * passes the families portfwd_families() found).
  */
 int portfwd_nft_add(const char *uuid, const struct ccnet_port *ports, size_t n,
-		    const struct portfwd_target *t, int families, struct stage1_error *reterr);
-int portfwd_nft_remove(const char *uuid, int families, struct stage1_error *reterr);
+		    const struct portfwd_target *t, int families, struct cc_error *reterr);
+int portfwd_nft_remove(const char *uuid, int families, struct cc_error *reterr);
 /* The iptables (family AF_INET) or ip6tables (AF_INET6) binary, or NULL if not installed. */
 const char *portfwd_iptables(int family);
 /* Validate a port list (protocols, ports, no duplicate host port per protocol). */
-int portfwd_validate(const struct ccnet_port *ports, size_t n, struct stage1_error *reterr);
+int portfwd_validate(const struct ccnet_port *ports, size_t n, struct cc_error *reterr);
 /* The family of a port's host IP (AF_INET or AF_INET6), or AF_UNSPEC when it has none. */
 int portfwd_port_family(const struct ccnet_port *p);
 /* Whether port p has rules towards the pod's address of family (its host IP allows it). */

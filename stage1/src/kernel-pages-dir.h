@@ -7,7 +7,7 @@
  * shared between VMs"). It holds one file per kernel, under /run: gone at the host's reboot.
  */
 
-#include "run-error.h"
+#include "cc/error.h"
 
 #define KERNEL_PAGES_DIR_DEFAULT "/run/clear-containers/kernel-pages"
 
@@ -17,4 +17,4 @@
  * 0, or -errno with *reterr set: -ENOTDIR, -EPERM (not ours, or open to others), or what
  * mkdir() and open() returned.
  */
-int kernel_pages_dir_prepare(const char *path, struct run_error *reterr);
+int kernel_pages_dir_prepare(const char *path, struct cc_error *reterr);

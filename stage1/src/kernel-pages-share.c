@@ -12,7 +12,7 @@
 #include "kernel-pages-share.h"
 
 int kernel_pages_share_start(const char *dir, const char *kernel, struct kernel_pages_share *ks,
-			     struct run_error *reterr)
+			     struct cc_error *reterr)
 {
 	_cleanup_close_ int kernel_fd = -1;
 	char path[PATH_MAX];
@@ -20,19 +20,18 @@ int kernel_pages_share_start(const char *dir, const char *kernel, struct kernel_
 	int fds[2], r;
 
 	if (!dir || !kernel || !ks)
-		return run_error_set(reterr, -EINVAL, "kernel pages: no directory or kernel");
+		return cc_error_set(reterr, -EINVAL, "kernel pages: no directory or kernel");
 	kernel_fd = open(kernel, O_RDONLY | O_CLOEXEC);
 	if (kernel_fd < 0)
-		return run_error_set(reterr, -errno, "kernel pages: cannot open %s: %m", kernel);
+		return cc_error_set(reterr, -errno, "kernel pages: cannot open %s: %m", kernel);
 	r = kernel_pages_file_path(dir, kernel_fd, path, sizeof(path));
 	if (r < 0)
-		return run_error_set(reterr, r, "kernel pages: cannot name the file in %s: %m",
-				     dir);
+		return cc_error_set(reterr, r, "kernel pages: cannot name the file in %s: %m", dir);
 	r = kernel_pages_filler_spawn(path, kernel_fd, KERNEL_PAGES_FILLER_DEADLINE_MS, &pid,
 				      &fds[0], &fds[1]);
 	if (r < 0)
-		return run_error_set(reterr, r,
-				     "kernel pages: cannot open %s or start its filler: %m", path);
+		return cc_error_set(reterr, r,
+				    "kernel pages: cannot open %s or start its filler: %m", path);
 	*ks = (struct kernel_pages_share){.filler = pid, .fds = {fds[0], fds[1]}};
 	return 0;
 }

@@ -10,7 +10,7 @@
 
 #include <sys/types.h>
 
-#include "run-error.h"
+#include "cc/error.h"
 
 /* All zero: nothing started. */
 struct kernel_pages_share {
@@ -24,7 +24,7 @@ struct kernel_pages_share {
  * close-on-exec. 0, or -errno with *reterr set and ks left all zero.
  */
 int kernel_pages_share_start(const char *dir, const char *kernel, struct kernel_pages_share *ks,
-			     struct run_error *reterr);
+			     struct cc_error *reterr);
 
 /* Once the VMM runs with its own copies: close the caller's, so that the filler ends when the
  * VMM closes its end of the channel. */

@@ -33,7 +33,7 @@ static bool error_is_absent(const struct bus_reply *r)
  * error ok_error (NULL: none); -EOPNOTSUPP when there is no bus or no machined.
  */
 static int machined_call(struct bus_msg *m, const char *what, const char *ok_error,
-			 struct run_error *err)
+			 struct cc_error *err)
 {
 	struct bus b;
 	struct bus_reply reply;
@@ -43,16 +43,16 @@ static int machined_call(struct bus_msg *m, const char *what, const char *ok_err
 	if (r == -ENOENT || r == -ECONNREFUSED || r == -EAFNOSUPPORT)
 		return -EOPNOTSUPP;
 	if (r < 0)
-		return run_error_set(err, r, "%s: cannot connect to the system bus: %m", what);
+		return cc_error_set(err, r, "%s: cannot connect to the system bus: %m", what);
 	r = bus_call(&b, m, &reply);
 	if (r < 0)
-		r = run_error_set(err, r, "%s: %m", what);
+		r = cc_error_set(err, r, "%s: %m", what);
 	else if (reply.type == BUS_MSG_ERROR && error_is_absent(&reply))
 		r = -EOPNOTSUPP;
 	else if (reply.type == BUS_MSG_ERROR &&
 		 !(ok_error && strcmp(reply.error_name, ok_error) == 0))
-		r = run_error_set(err, EIO, "%s: %s", what,
-				  reply.error_message ? reply.error_message : reply.error_name);
+		r = cc_error_set(err, EIO, "%s: %s", what,
+				 reply.error_message ? reply.error_message : reply.error_name);
 	bus_close(&b);
 	return r;
 }
@@ -80,10 +80,10 @@ static void machine_msg(struct bus_msg *msg, const struct machined_machine *m, b
 	}
 }
 
-int machined_register(const struct machined_machine *m, bool *ret_scope, struct run_error *err)
+int machined_register(const struct machined_machine *m, bool *ret_scope, struct cc_error *err)
 {
 	_cleanup_(bus_msg_done) struct bus_msg create = {}, reg = {};
-	struct run_error create_err = {}, reg_err = {};
+	struct cc_error create_err = {}, reg_err = {};
 	int r;
 
 	*ret_scope = false;
@@ -97,11 +97,11 @@ int machined_register(const struct machined_machine *m, bool *ret_scope, struct 
 	machine_msg(&reg, m, false);
 	r = machined_call(&reg, "cannot register the pod with systemd-machined", NULL, &reg_err);
 	if (r < 0 && r != -EOPNOTSUPP)
-		(void) run_error_set(err, r, "%s; %s", create_err.msg, reg_err.msg);
+		(void) cc_error_set(err, r, "%s; %s", create_err.msg, reg_err.msg);
 	return r;
 }
 
-int machined_unregister(const char *name, struct run_error *err)
+int machined_unregister(const char *name, struct cc_error *err)
 {
 	_cleanup_(bus_msg_done) struct bus_msg msg = {};
 	int r;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "run-error.h"
+#include "cc/error.h"
 
 struct machined_machine {
 	const char *name;	    /* "rkt-<uuid>" */
@@ -36,7 +36,7 @@ struct machined_machine {
  * the leader's own unit. *ret_scope: CreateMachine did it. 0 registered; -EOPNOTSUPP no bus or
  * no machined (nothing to report); another negative errno with a one-line reason in *err.
  */
-int machined_register(const struct machined_machine *m, bool *ret_scope, struct run_error *err);
+int machined_register(const struct machined_machine *m, bool *ret_scope, struct cc_error *err);
 
 /* UnregisterMachine. 0 also when the machine, machined or the bus is not there. */
-int machined_unregister(const char *name, struct run_error *err);
+int machined_unregister(const char *name, struct cc_error *err);

@@ -36,8 +36,8 @@ int pod_journal_unlink(const char *machine_id)
 	return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 }
 
-int pod_journal_prepare(int pod_fd, const char *pod_dir, const char *machine_id, run_warn_fn warn,
-			void *userdata, struct run_error *err)
+int pod_journal_prepare(int pod_fd, const char *pod_dir, const char *machine_id,
+			struct cc_warnings *warn, struct cc_error *err)
 {
 	_cleanup_close_ int host_fd = -1, journal_fd = -1, log_fd = -1;
 	_cleanup_free_ char *target = NULL;
@@ -47,40 +47,42 @@ int pod_journal_prepare(int pod_fd, const char *pod_dir, const char *machine_id,
 
 	r = layer_mkdir_p(pod_fd, POD_JOURNAL_DIR, 0755, &journal_fd);
 	if (r < 0)
-		return run_error_set(err, r, "%s: %m", POD_JOURNAL_DIR);
+		return cc_error_set(err, r, "%s: %m", POD_JOURNAL_DIR);
 	/* guest/, root's alone above the export: whatever the guest (or its VMM) leaves in it,
 	 * setuid files included, no other host user reaches. */
 	log_fd = openat(journal_fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (log_fd < 0 || fchmod(log_fd, 0700) < 0)
-		return run_error_set(err, errno, "%s/..: %m", POD_JOURNAL_DIR);
+		return cc_error_set(err, errno, "%s/..: %m", POD_JOURNAL_DIR);
 	host_fd = open(host, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (host_fd < 0) {
 		if (errno != ENOENT)
-			run_warn(warn, userdata, "cannot link the pod's journal into %s: %m", host);
+			(void) cc_warnings_add(warn, "cannot link the pod's journal into %s: %m",
+					       host);
 		return 0;
 	}
 	if (asprintf(&target, "%s/" POD_JOURNAL_DIR "/%s", pod_dir, machine_id) < 0)
-		return run_error_set(err, ENOMEM, "%m");
+		return cc_error_set(err, ENOMEM, "%m");
 	if (fstatat(host_fd, machine_id, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (!S_ISLNK(st.st_mode)) {
-			run_warn(warn, userdata,
-				 "%s/%s exists and is not a link: the pod's journal is not linked "
-				 "there",
-				 host, machine_id);
+			(void) cc_warnings_add(
+				warn,
+				"%s/%s exists and is not a link: the pod's journal is not linked "
+				"there",
+				host, machine_id);
 			return 0;
 		}
 		if (unlinkat(host_fd, machine_id, 0) < 0 && errno != ENOENT) {
-			run_warn(warn, userdata, "cannot replace the link %s/%s: %m", host,
-				 machine_id);
+			(void) cc_warnings_add(warn, "cannot replace the link %s/%s: %m", host,
+					       machine_id);
 			return 0;
 		}
 	}
 	r = pod_resources_append(pod_fd, POD_RESOURCE_JOURNAL_LINK, machine_id);
 	if (r < 0)
-		return run_error_set(err, r, "cannot record the journal link: %m");
+		return cc_error_set(err, r, "cannot record the journal link: %m");
 	if (symlinkat(target, host_fd, machine_id) < 0) {
-		run_warn(warn, userdata, "cannot link %s/%s to the pod's journal: %m", host,
-			 machine_id);
+		(void) cc_warnings_add(warn, "cannot link %s/%s to the pod's journal: %m", host,
+				       machine_id);
 		return 0;
 	}
 	return 1;

@@ -8,7 +8,8 @@
  * so that `journalctl -m` merges it. gc removes the link (a cc/resources record).
  */
 
-#include "run-error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 
 #define POD_JOURNAL_HOST_DIR "/var/log/journal"
 
@@ -23,8 +24,8 @@ const char *pod_journal_host_dir(void);
  * host directory) a warning goes to warn and the pod goes on. 1 when linked, 0 when not; a
  * negative errno only when the pod's own journal directory cannot be made.
  */
-int pod_journal_prepare(int pod_fd, const char *pod_dir, const char *machine_id, run_warn_fn warn,
-			void *userdata, struct run_error *err);
+int pod_journal_prepare(int pod_fd, const char *pod_dir, const char *machine_id,
+			struct cc_warnings *warn, struct cc_error *err);
 
 /* Remove the host link for machine_id if it is a symlink; 0 when removed or not there. */
 int pod_journal_unlink(const char *machine_id);

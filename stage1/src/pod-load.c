@@ -28,9 +28,9 @@ static void fd_path(char *buf, size_t len, int fd, const char *rel)
 }
 
 static int app_load(int pod_fd, const struct pod_app *pa, struct image_manifest **ret,
-		    struct run_error *err)
+		    struct cc_error *err)
 {
-	struct manifest_error merr = {};
+	struct cc_error merr = {};
 	char rel[PATH_MAX], path[PATH_MAX + 32];
 	struct stat st;
 	int r;
@@ -39,24 +39,24 @@ static int app_load(int pod_fd, const struct pod_app *pa, struct image_manifest 
 	fd_path(path, sizeof(path), pod_fd, rel);
 	r = image_manifest_load(path, ret, &merr);
 	if (r == -EINVAL || r == -EBADMSG || r == -E2BIG || r == -EFBIG)
-		return run_error_set(err, r, "%s: %s: %s", rel, merr.path, merr.msg);
+		return cc_error_set(err, r, "%s: %s: %s", rel, merr.context, merr.msg);
 	if (r < 0)
-		return run_error_set(err, r, "%s: %m", rel);
+		return cc_error_set(err, r, "%s: %m", rel);
 	if (!pod_app_effective_app(pa, *ret))
-		return run_error_set(err, EINVAL,
-				     "app %s: neither the pod nor its image has an app", pa->name);
+		return cc_error_set(err, EINVAL, "app %s: neither the pod nor its image has an app",
+				    pa->name);
 	(void) snprintf(rel, sizeof(rel), POD_APP_ROOTFS_FMT, pa->name);
 	if (fstatat(pod_fd, rel, &st, 0) < 0)
-		return run_error_set(err, errno, "app %s: rootfs %s: %m", pa->name, rel);
+		return cc_error_set(err, errno, "app %s: rootfs %s: %m", pa->name, rel);
 	if (!S_ISDIR(st.st_mode))
-		return run_error_set(err, ENOTDIR, "app %s: rootfs %s: %m", pa->name, rel);
+		return cc_error_set(err, ENOTDIR, "app %s: rootfs %s: %m", pa->name, rel);
 	return 0;
 }
 
-int pod_info_load(int pod_fd, struct pod_info *ret, struct run_error *reterr_error)
+int pod_info_load(int pod_fd, struct pod_info *ret, struct cc_error *reterr_error)
 {
 	_cleanup_(pod_info_done) struct pod_info info = {};
-	struct manifest_error merr = {};
+	struct cc_error merr = {};
 	char path[64];
 	int r;
 
@@ -64,14 +64,15 @@ int pod_info_load(int pod_fd, struct pod_info *ret, struct run_error *reterr_err
 	fd_path(path, sizeof(path), pod_fd, POD_MANIFEST_PATH);
 	r = pod_manifest_load(path, &info.pod, &merr);
 	if (r == -EINVAL || r == -EBADMSG || r == -E2BIG || r == -EFBIG)
-		return run_error_set(reterr_error, r, "pod manifest: %s: %s", merr.path, merr.msg);
+		return cc_error_set(reterr_error, r, "pod manifest: %s: %s", merr.context,
+				    merr.msg);
 	if (r < 0)
-		return run_error_set(reterr_error, r, "pod manifest: %m");
+		return cc_error_set(reterr_error, r, "pod manifest: %m");
 	if (info.pod->n_apps == 0)
-		return run_error_set(reterr_error, EINVAL, "pod manifest: the pod has no apps");
+		return cc_error_set(reterr_error, EINVAL, "pod manifest: the pod has no apps");
 	info.images = calloc(info.pod->n_apps, sizeof(*info.images));
 	if (!info.images)
-		return run_error_set(reterr_error, ENOMEM, "out of memory");
+		return cc_error_set(reterr_error, ENOMEM, "out of memory");
 	for (size_t i = 0; i < info.pod->n_apps; i++) {
 		r = app_load(pod_fd, &info.pod->apps[i], &info.images[i], reterr_error);
 		if (r < 0)

@@ -11,7 +11,7 @@
 
 #include "manifest/image-manifest.h"
 #include "manifest/pod-manifest.h"
-#include "run-error.h"
+#include "cc/error.h"
 
 struct pod_info {
 	struct pod_manifest *pod;
@@ -19,5 +19,5 @@ struct pod_info {
 };
 
 /* Load from the pod dir pod_fd. */
-int pod_info_load(int pod_fd, struct pod_info *ret, struct run_error *reterr_error);
+int pod_info_load(int pod_fd, struct pod_info *ret, struct cc_error *reterr_error);
 void pod_info_done(struct pod_info *p);

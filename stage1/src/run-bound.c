@@ -13,66 +13,64 @@
 
 #define MIB (UINT64_C(1) << 20)
 
-static void fallback(struct run_bound *rb, run_warn_fn warn, void *userdata, const char *why)
+static void fallback(struct run_bound *rb, struct cc_warnings *warn, const char *why)
 {
 	rb->rlimit = true;
-	run_warn(warn, userdata,
-		 "%s: the VMM's memory is bounded by RLIMIT_DATA (%" PRIu64
-		 " MiB of private mappings) only",
-		 why, rb->b.data_max / MIB);
+	(void) cc_warnings_add(warn,
+			       "%s: the VMM's memory is bounded by RLIMIT_DATA (%" PRIu64
+			       " MiB of private mappings) only",
+			       why, rb->b.data_max / MIB);
 }
 
 int run_bound_setup(struct run_bound *rb, int pod_fd, const char *uuid, const struct vm_size *size,
-		    const char *image, run_warn_fn warn, void *userdata,
-		    struct run_error *reterr_error)
+		    const char *image, struct cc_warnings *warn, struct cc_error *reterr_error)
 {
 	const char *parent = secure_getenv("CC_STAGE1_CGROUP_PARENT"), *root = NULL;
-	char path[VMM_CGROUP_PATH_MAX + 2], why[RUN_ERROR_MSG_MAX + 64];
-	struct run_error err = {};
+	char path[VMM_CGROUP_PATH_MAX + 2], why[CC_ERROR_MSG_MAX + 64];
+	struct cc_error err = {};
 	struct stat st;
 	int r;
 
 	assert_return(rb && uuid && size && image, -EINVAL);
 	r = vmm_bound_compute(size, stat(image, &st) == 0 ? (uint64_t) st.st_size : 0, &rb->b);
 	if (r < 0)
-		return run_error_set(reterr_error, r, "cannot size the VMM's bound: %m");
+		return cc_error_set(reterr_error, r, "cannot size the VMM's bound: %m");
 	if (!parent)
 		parent = VMM_CGROUP_PARENT_DEFAULT;
 	if (!*parent) {
-		fallback(rb, warn, userdata, "CC_STAGE1_CGROUP_PARENT is empty: no cgroup");
+		fallback(rb, warn, "CC_STAGE1_CGROUP_PARENT is empty: no cgroup");
 		return 0;
 	}
 	r = snprintf(path, sizeof(path), "%s/%s", parent, uuid);
 	if (r < 0 || !vmm_cgroup_path_valid(path))
-		return run_error_set(
-			reterr_error, -EINVAL,
-			"CC_STAGE1_CGROUP_PARENT=\"%s\": not a relative cgroup path of "
-			"[A-Za-z0-9._-] names, at most %u bytes with the pod's UUID",
-			parent, VMM_CGROUP_PATH_MAX - 37);
+		return cc_error_set(reterr_error, -EINVAL,
+				    "CC_STAGE1_CGROUP_PARENT=\"%s\": not a relative cgroup path of "
+				    "[A-Za-z0-9._-] names, at most %u bytes with the pod's UUID",
+				    parent, VMM_CGROUP_PATH_MAX - 37);
 	rb->root_fd = vmm_cgroup_root_open(&root);
 	if (rb->root_fd < 0) {
 		(void) snprintf(why, sizeof(why), "no cgroup v2 hierarchy (%s: %s)",
 				VMM_CGROUP_ROOT_DEFAULT, strerror(-rb->root_fd));
-		fallback(rb, warn, userdata, why);
+		fallback(rb, warn, why);
 		return 0;
 	}
 	r = pod_resources_append(pod_fd, POD_RESOURCE_CGROUP, path);
 	if (r < 0)
-		return run_error_set(reterr_error, r, "cannot record the VMM's cgroup: %m");
+		return cc_error_set(reterr_error, r, "cannot record the VMM's cgroup: %m");
 	r = vmm_cgroup_create(rb->root_fd, path, &rb->b, &rb->cg, &err);
 	if (r < 0) {
-		fallback(rb, warn, userdata, err.msg);
+		fallback(rb, warn, err.msg);
 		return 0;
 	}
 	if (!rb->cg.memory) {
 		(void) snprintf(why, sizeof(why), "cgroup %s/%s: no memory controller", root, path);
-		fallback(rb, warn, userdata, why);
+		fallback(rb, warn, why);
 	}
 	return 0;
 }
 
 int run_bound_prestart(struct run_bound *rb, pid_t pid, bool in_scope,
-		       struct run_error *reterr_error)
+		       struct cc_error *reterr_error)
 {
 	int r;
 
@@ -81,28 +79,28 @@ int run_bound_prestart(struct run_bound *rb, pid_t pid, bool in_scope,
 		rb->watch_fd =
 			vmm_cgroup_of_pid(rb->root_fd, pid, rb->watch_name, sizeof(rb->watch_name));
 		if (rb->watch_fd < 0)
-			return run_error_set(reterr_error, rb->watch_fd,
-					     "cannot find the VMM's cgroup in its scope: %m");
+			return cc_error_set(reterr_error, rb->watch_fd,
+					    "cannot find the VMM's cgroup in its scope: %m");
 		r = run_bound_remove(rb);
 		if (r < 0)
-			return run_error_set(reterr_error, r, "cannot remove cgroup %s: %m",
-					     rb->cg.path);
+			return cc_error_set(reterr_error, r, "cannot remove cgroup %s: %m",
+					    rb->cg.path);
 	} else if (rb->cg.dir_fd >= 0) {
 		r = vmm_cgroup_attach(&rb->cg, pid);
 		if (r < 0)
-			return run_error_set(reterr_error, r,
-					     "cannot move the VMM into cgroup %s: %m", rb->cg.path);
+			return cc_error_set(reterr_error, r,
+					    "cannot move the VMM into cgroup %s: %m", rb->cg.path);
 		rb->watch_fd = fcntl(rb->cg.dir_fd, F_DUPFD_CLOEXEC, 3);
 		if (rb->watch_fd < 0)
-			return run_error_set(reterr_error, errno, "cannot keep cgroup %s open: %m",
-					     rb->cg.path);
+			return cc_error_set(reterr_error, errno, "cannot keep cgroup %s open: %m",
+					    rb->cg.path);
 		(void) snprintf(rb->watch_name, sizeof(rb->watch_name), "%s", rb->cg.path);
 	}
 	if (rb->rlimit) {
 		r = vmm_bound_rlimit_apply(pid, &rb->b);
 		if (r < 0)
-			return run_error_set(reterr_error, r,
-					     "cannot set the VMM's RLIMIT_DATA: %m");
+			return cc_error_set(reterr_error, r,
+					    "cannot set the VMM's RLIMIT_DATA: %m");
 	}
 	return 0;
 }
@@ -115,7 +113,7 @@ int run_bound_remove(struct run_bound *rb)
 	return vmm_cgroup_remove(rb->root_fd, rb->cg.path, VMM_CGROUP_KILL_TIMEOUT_MS);
 }
 
-void run_bound_finish(struct run_bound *rb, struct pod_exit *pe, run_warn_fn warn, void *userdata)
+void run_bound_finish(struct run_bound *rb, struct pod_exit *pe, struct cc_warnings *warn)
 {
 	uint64_t kills = 0;
 	int r;
@@ -131,7 +129,7 @@ void run_bound_finish(struct run_bound *rb, struct pod_exit *pe, run_warn_fn war
 	r = run_bound_remove(rb);
 	if (r < 0) {
 		errno = -r;
-		run_warn(warn, userdata, "cannot remove cgroup %s (gc will): %m", rb->cg.path);
+		(void) cc_warnings_add(warn, "cannot remove cgroup %s (gc will): %m", rb->cg.path);
 	}
 }
 

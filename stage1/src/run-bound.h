@@ -12,7 +12,8 @@
 #include <sys/types.h>
 
 #include "pod-exit.h"
-#include "run-error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 #include "stage1/vmsize.h"
 #include "vmm-bound.h"
 #include "vmm-cgroup.h"
@@ -38,8 +39,7 @@ struct run_bound {
  * failure to record is an error.
  */
 int run_bound_setup(struct run_bound *rb, int pod_fd, const char *uuid, const struct vm_size *size,
-		    const char *image, run_warn_fn warn, void *userdata,
-		    struct run_error *reterr_error);
+		    const char *image, struct cc_warnings *warn, struct cc_error *reterr_error);
 
 /*
  * supervise_config.prestart: put the VMM child pid under the bound: into our cgroup, unless
@@ -47,14 +47,14 @@ int run_bound_setup(struct run_bound *rb, int pod_fd, const char *uuid, const st
  * carry the same bound: then ours, unused, is removed), and RLIMIT_DATA for the fallback.
  */
 int run_bound_prestart(struct run_bound *rb, pid_t pid, bool in_scope,
-		       struct run_error *reterr_error);
+		       struct cc_error *reterr_error);
 
 /*
  * After the VMM exited: when the OOM killer killed it (its cgroup's memory.events), say so in
  * pe (an error, or a warning when the pod's own status was recorded), then remove the cgroup
  * (a failure is a warning: gc removes it).
  */
-void run_bound_finish(struct run_bound *rb, struct pod_exit *pe, run_warn_fn warn, void *userdata);
+void run_bound_finish(struct run_bound *rb, struct pod_exit *pe, struct cc_warnings *warn);
 
 /* Remove the cgroup (the VMM never ran, or gc's pass). 0, or -errno: cc/resources must stay. */
 int run_bound_remove(struct run_bound *rb);

@@ -47,25 +47,24 @@ int run_net_cni_path(const char *local_config, char ***ret)
 
 /* Add the forwards of one pod port: count consecutive ports from port. */
 static int port_add(struct run_net *n, const struct pod_exposed_port *pp,
-		    const struct manifest_port *mp, struct run_error *err)
+		    const struct manifest_port *mp, struct cc_error *err)
 {
 	uint32_t count = mp->count ? mp->count : 1;
 
 	if (!mp->protocol || (strcmp(mp->protocol, "tcp") != 0 && strcmp(mp->protocol, "udp") != 0))
-		return run_error_set(err, EINVAL, "port %s: protocol %s is not tcp or udp",
-				     pp->name, mp->protocol ? mp->protocol : "(none)");
+		return cc_error_set(err, EINVAL, "port %s: protocol %s is not tcp or udp", pp->name,
+				    mp->protocol ? mp->protocol : "(none)");
 	if (pp->host_port == 0 || (uint32_t) pp->host_port + count - 1 > 65535)
-		return run_error_set(err, EINVAL,
-				     "port %s: host port %u (%u ports) is out of range", pp->name,
-				     pp->host_port, count);
+		return cc_error_set(err, EINVAL, "port %s: host port %u (%u ports) is out of range",
+				    pp->name, pp->host_port, count);
 	if (pp->host_ip && strlen(pp->host_ip) >= sizeof(n->ports[0].host_ip))
-		return run_error_set(err, EINVAL, "port %s: invalid host IP", pp->name);
+		return cc_error_set(err, EINVAL, "port %s: invalid host IP", pp->name);
 	for (uint32_t k = 0; k < count; k++) {
 		struct ccnet_port *p;
 
 		if (n->n_ports >= CCNET_PORTS_MAX)
-			return run_error_set(err, E2BIG, "more than %d forwarded ports",
-					     CCNET_PORTS_MAX);
+			return cc_error_set(err, E2BIG, "more than %d forwarded ports",
+					    CCNET_PORTS_MAX);
 		p = &n->ports[n->n_ports++];
 		*p = (struct ccnet_port){
 			.pod_port = (uint16_t) (mp->port + k),
@@ -92,7 +91,7 @@ static const struct manifest_port *app_port_find(const struct pod_info *info, co
 	return NULL;
 }
 
-static int ports_resolve(struct run_net *n, const struct pod_info *info, struct run_error *err)
+static int ports_resolve(struct run_net *n, const struct pod_info *info, struct cc_error *err)
 {
 	for (size_t i = 0; i < info->pod->n_ports; i++) {
 		const struct pod_exposed_port *pp = &info->pod->ports[i];
@@ -102,8 +101,8 @@ static int ports_resolve(struct run_net *n, const struct pod_info *info, struct 
 		if (!mp)
 			mp = app_port_find(info, pp->name);
 		if (!mp)
-			return run_error_set(err, ENOENT,
-					     "port %s: no app of the pod has this port", pp->name);
+			return cc_error_set(err, ENOENT, "port %s: no app of the pod has this port",
+					    pp->name);
 		r = port_add(n, pp, mp, err);
 		if (r < 0)
 			return r;
@@ -112,28 +111,24 @@ static int ports_resolve(struct run_net *n, const struct pod_info *info, struct 
 }
 
 int run_net_select(struct run_net *n, const struct run_flags *f, const struct pod_info *info,
-		   struct run_error *reterr_error)
+		   struct cc_error *reterr_error)
 {
 	const char *lc = f->local_config ? f->local_config : RUN_NET_DEFAULT_CONFIG;
 	_cleanup_free_ char *local = NULL;
-	struct stage1_error serr = {};
 	const char *dirs[3] = {};
 	int r;
 
 	if (asprintf(&local, "%s/net.d", lc) < 0)
-		return run_error_set(reterr_error, -ENOMEM, "out of memory");
+		return cc_error_set(reterr_error, -ENOMEM, "out of memory");
 	dirs[0] = local;
 	if (strcmp(local, RUN_NET_DEFAULT_CONFIG "/net.d") != 0)
 		dirs[1] = RUN_NET_DEFAULT_CONFIG "/net.d";
-	r = ccnet_select(f->net, dirs, &n->sel, &serr);
-	/* "--net: x" reads better as "--net=<value>: x" (the refusal of host already is). */
-	if (r < 0 && strncmp(serr.msg, "--net: ", 7) == 0)
-		return run_error_set(reterr_error, r, "--net=%.200s: %s", f->net, serr.msg + 7);
+	r = ccnet_select(f->net, dirs, &n->sel, reterr_error);
 	if (r < 0)
-		return run_error_set(reterr_error, r, "%s", serr.msg);
+		return r;
 	r = run_net_cni_path(f->local_config, &n->cni_path);
 	if (r < 0)
-		return run_error_set(reterr_error, r, "out of memory");
+		return cc_error_set(reterr_error, r, "out of memory");
 	if (n->sel.n == 0)
 		return 0; /* --net=none: run warns about ports */
 	return ports_resolve(n, info, reterr_error);
@@ -184,10 +179,9 @@ static int outputs_build(struct run_net *n)
 	return 0;
 }
 
-int run_net_setup(struct run_net *n, int pod_fd, const char *uuid, struct run_error *reterr_error)
+int run_net_setup(struct run_net *n, int pod_fd, const char *uuid, struct cc_error *reterr_error)
 {
-	struct stage1_error serr = {};
-	struct run_error ignored;
+	struct cc_error ignored;
 	int r, fd = pod_fd;
 
 	if (n->sel.n == 0)
@@ -204,47 +198,44 @@ int run_net_setup(struct run_net *n, int pod_fd, const char *uuid, struct run_er
 		.record_userdata = &fd,
 	};
 
-	r = ccnet_pod_setup(&p, &n->pod, &serr);
+	r = ccnet_pod_setup(&p, &n->pod, reterr_error);
 	if (r < 0)
-		return run_error_set(reterr_error, r, "%s", serr.msg);
+		return r;
 	n->active = true;
 	r = outputs_build(n);
 	if (r < 0) {
 		(void) run_net_teardown(n, pod_fd, uuid, &ignored);
-		return run_error_set(reterr_error, r, "cannot configure the pod's network: %m");
+		return cc_error_set(reterr_error, r, "cannot configure the pod's network: %m");
 	}
 	return 0;
 }
 
-int run_net_teardown(struct run_net *n, int pod_fd, const char *uuid,
-		     struct run_error *reterr_error)
+int run_net_teardown(struct run_net *n, int pod_fd, const char *uuid, struct cc_error *reterr_error)
 {
-	struct stage1_error serr = {};
 	int r;
 
 	if (!n->active)
 		return 0;
 	ccnet_pod_done(&n->pod);
-	r = ccnet_pod_teardown(pod_fd, uuid, (const char *const *) n->cni_path, 0, &serr);
+	r = ccnet_pod_teardown(pod_fd, uuid, (const char *const *) n->cni_path, 0, reterr_error);
 	n->active = false;
 	if (r < 0)
-		return run_error_set(reterr_error, r, "%s", serr.msg);
+		return r;
 	return 0;
 }
 
 int run_net_teardown_pod(int pod_fd, const char *uuid, const char *local_config,
-			 struct run_error *reterr_error)
+			 struct cc_error *reterr_error)
 {
 	_cleanup_(strv_freep) char **path = NULL;
-	struct stage1_error serr = {};
 	int r;
 
 	r = run_net_cni_path(local_config, &path);
 	if (r < 0)
-		return run_error_set(reterr_error, r, "out of memory");
-	r = ccnet_pod_teardown(pod_fd, uuid, (const char *const *) path, 0, &serr);
+		return cc_error_set(reterr_error, r, "out of memory");
+	r = ccnet_pod_teardown(pod_fd, uuid, (const char *const *) path, 0, reterr_error);
 	if (r < 0)
-		return run_error_set(reterr_error, r, "%s", serr.msg);
+		return r;
 	return 0;
 }
 

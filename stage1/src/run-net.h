@@ -13,7 +13,7 @@
 
 #include "ccnet.h"
 #include "pod-load.h"
-#include "run-error.h"
+#include "cc/error.h"
 #include "stage1/flags.h"
 #include "stage1/podlayer.h"
 
@@ -49,20 +49,20 @@ char **run_net_strv_free(char **v);
  * or broken networks), and the pod's `ports` resolved against its apps' ports.
  */
 int run_net_select(struct run_net *n, const struct run_flags *f, const struct pod_info *info,
-		   struct run_error *reterr_error);
+		   struct cc_error *reterr_error);
 
 /*
  * Create the pod's networks (nothing for --net=none). Records them in cc/resources first (the
  * pod dir's cc/ must exist). On error nothing is left.
  */
-int run_net_setup(struct run_net *n, int pod_fd, const char *uuid, struct run_error *reterr_error);
+int run_net_setup(struct run_net *n, int pod_fd, const char *uuid, struct cc_error *reterr_error);
 
 /* Undo run_net_setup() (run's error paths). Returns the first error, tries every step. */
 int run_net_teardown(struct run_net *n, int pod_fd, const char *uuid,
-		     struct run_error *reterr_error);
+		     struct cc_error *reterr_error);
 
 /* gc: tear down pod uuid's networks from the pod dir alone. */
 int run_net_teardown_pod(int pod_fd, const char *uuid, const char *local_config,
-			 struct run_error *reterr_error);
+			 struct cc_error *reterr_error);
 
 void run_net_done(struct run_net *n);

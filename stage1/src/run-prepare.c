@@ -15,7 +15,7 @@
 #include "stage1/podlayer.h"
 #include "volume-mount.h"
 
-static int apps_prepare(int pod_fd, const struct pod_manifest *pod, struct run_error *err)
+static int apps_prepare(int pod_fd, const struct pod_manifest *pod, struct cc_error *err)
 {
 	for (size_t i = 0; i < pod->n_apps; i++) {
 		_cleanup_close_ int fd = -1;
@@ -25,12 +25,12 @@ static int apps_prepare(int pod_fd, const struct pod_manifest *pod, struct run_e
 		(void) snprintf(rel, sizeof(rel), POD_APP_ROOTFS_FMT, pod->apps[i].name);
 		fd = openat(pod_fd, rel, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
-			return run_error_set(err, errno, "app %s: rootfs %s: %m", pod->apps[i].name,
-					     rel);
+			return cc_error_set(err, errno, "app %s: rootfs %s: %m", pod->apps[i].name,
+					    rel);
 		r = app_rootfs_prepare(fd);
 		if (r < 0)
-			return run_error_set(err, r, "app %s: cannot prepare its rootfs: %m",
-					     pod->apps[i].name);
+			return cc_error_set(err, r, "app %s: cannot prepare its rootfs: %m",
+					    pod->apps[i].name);
 	}
 	return 0;
 }
@@ -99,17 +99,17 @@ static int tree_id_read(int pod_fd, const char *rel, char id[static 256])
  *     the guest writes in the app's rootfs lands there. The stage1's own upper stays (rkt
  *     status reads upper/rkt/status there; cc-rkt is under the host-volume policy).
  */
-static int stage2_private(int pod_fd, const struct pod_manifest *pod, struct run_error *err)
+static int stage2_private(int pod_fd, const struct pod_manifest *pod, struct cc_error *err)
 {
 	char s1_id[256] = "", id[256], rel[PATH_MAX];
 	int r;
 
 	r = dir_private(pod_fd, POD_STAGE1_ROOTFS "/opt");
 	if (r < 0)
-		return run_error_set(err, r, "%s/opt: %m", POD_STAGE1_ROOTFS);
+		return cc_error_set(err, r, "%s/opt: %m", POD_STAGE1_ROOTFS);
 	r = tree_id_read(pod_fd, "stage1TreeStoreID", s1_id);
 	if (r < 0 && r != -ENOENT)
-		return run_error_set(err, r, "stage1TreeStoreID: %m");
+		return cc_error_set(err, r, "stage1TreeStoreID: %m");
 	for (size_t i = 0; i < pod->n_apps; i++) {
 		(void) snprintf(rel, sizeof(rel), POD_APPSINFO_DIR "/%s/treeStoreID",
 				pod->apps[i].name);
@@ -117,37 +117,34 @@ static int stage2_private(int pod_fd, const struct pod_manifest *pod, struct run
 		if (r == -ENOENT)
 			continue; /* no overlay: the rootfs is under stage1/rootfs/opt */
 		if (r < 0)
-			return run_error_set(err, r, "%s: %m", rel);
+			return cc_error_set(err, r, "%s: %m", rel);
 		if (strcmp(id, s1_id) == 0)
-			return run_error_set(err, -EBADMSG, "%s: the stage1's tree", rel);
+			return cc_error_set(err, -EBADMSG, "%s: the stage1's tree", rel);
 		(void) snprintf(rel, sizeof(rel), "overlay/%s/upper", id);
 		r = dir_private(pod_fd, rel);
 		if (r < 0 && r != -ENOENT)
-			return run_error_set(err, r, "%s: %m", rel);
+			return cc_error_set(err, r, "%s: %m", rel);
 	}
 	return 0;
 }
 
-static int layer_write(const struct run_prepare_params *p, run_warn_fn warn, void *userdata,
-		       struct run_error *err)
+static int layer_write(const struct run_prepare_params *p, struct cc_warnings *warn,
+		       struct cc_error *err)
 {
 	_cleanup_close_ int layer_fd = -1, s1_fd = -1, etc_fd = -1;
-	struct stage1_warnings w = {};
-	struct stage1_error serr = {};
-	int r;
 
 	if (mkdirat(p->pod_fd, POD_LAYER_DIR, 0755) < 0 && errno != EEXIST)
-		return run_error_set(err, errno, "%s: %m", POD_LAYER_DIR);
+		return cc_error_set(err, errno, "%s: %m", POD_LAYER_DIR);
 	layer_fd =
 		openat(p->pod_fd, POD_LAYER_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (layer_fd < 0)
-		return run_error_set(err, errno, "%s: %m", POD_LAYER_DIR);
+		return cc_error_set(err, errno, "%s: %m", POD_LAYER_DIR);
 	s1_fd = openat(p->pod_fd, POD_STAGE1_ROOTFS, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s1_fd < 0)
-		return run_error_set(err, errno, "%s: %m", POD_STAGE1_ROOTFS);
+		return cc_error_set(err, errno, "%s: %m", POD_STAGE1_ROOTFS);
 	etc_fd = open("/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (etc_fd < 0)
-		return run_error_set(err, errno, "/etc: %m");
+		return cc_error_set(err, errno, "/etc: %m");
 
 	struct podlayer_params pp = {
 		.pod = p->info->pod,
@@ -161,17 +158,11 @@ static int layer_write(const struct run_prepare_params *p, run_warn_fn warn, voi
 		.net_resolv_conf = p->net_resolv_conf,
 	};
 
-	r = podlayer_write(layer_fd, &pp, &w, &serr);
-	for (size_t i = 0; i < stage1_warnings_count(&w); i++)
-		run_warn(warn, userdata, "%s", stage1_warnings_line(&w, i));
-	stage1_warnings_done(&w);
-	if (r < 0)
-		return run_error_set(err, r, "%s", serr.msg);
-	return 0;
+	return podlayer_write(layer_fd, &pp, warn, err);
 }
 
-int run_prepare(const struct run_prepare_params *p, run_warn_fn warn, void *userdata,
-		struct run_error *reterr_error)
+int run_prepare(const struct run_prepare_params *p, struct cc_warnings *warn,
+		struct cc_error *reterr_error)
 {
 	int r;
 
@@ -184,23 +175,23 @@ int run_prepare(const struct run_prepare_params *p, run_warn_fn warn, void *user
 			(const char *[]){POD_GUEST_DIR, POD_GUEST_RKT_DIR, POD_GUEST_STATUS_DIR}[i];
 
 		if (mkdirat(p->pod_fd, d, 0700) < 0 && errno != EEXIST)
-			return run_error_set(reterr_error, errno, "%s: %m", d);
+			return cc_error_set(reterr_error, errno, "%s: %m", d);
 	}
 	if (fchmodat(p->pod_fd, POD_GUEST_DIR, 0700, AT_SYMLINK_NOFOLLOW) < 0 &&
 	    errno != EOPNOTSUPP)
-		return run_error_set(reterr_error, errno, "%s: %m", POD_GUEST_DIR);
+		return cc_error_set(reterr_error, errno, "%s: %m", POD_GUEST_DIR);
 	if (unlinkat(p->pod_fd, POD_EXIT_PATH, 0) < 0 && errno != ENOENT)
-		return run_error_set(reterr_error, errno, "%s: %m", POD_EXIT_PATH);
+		return cc_error_set(reterr_error, errno, "%s: %m", POD_EXIT_PATH);
 	if (mkdirat(p->pod_fd, POD_CC_DIR, 0700) < 0 && errno != EEXIST)
-		return run_error_set(reterr_error, errno, "%s: %m", POD_CC_DIR);
+		return cc_error_set(reterr_error, errno, "%s: %m", POD_CC_DIR);
 	r = apps_prepare(p->pod_fd, p->info->pod, reterr_error);
 	if (r < 0)
 		return r;
 	r = stage2_private(p->pod_fd, p->info->pod, reterr_error);
 	if (r < 0)
 		return r;
-	r = volume_plan_apply(p->plan, p->pod_fd, p->roots, warn, userdata, reterr_error);
+	r = volume_plan_apply(p->plan, p->pod_fd, p->roots, warn, reterr_error);
 	if (r < 0)
 		return r;
-	return layer_write(p, warn, userdata, reterr_error);
+	return layer_write(p, warn, reterr_error);
 }

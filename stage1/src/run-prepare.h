@@ -12,7 +12,8 @@
  */
 
 #include "pod-load.h"
-#include "run-error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 #include "stage1/flags.h"
 #include "stage1/podlayer.h"
 #include "volume-plan.h"
@@ -31,5 +32,5 @@ struct run_prepare_params {
 	const char *net_resolv_conf;
 };
 
-int run_prepare(const struct run_prepare_params *p, run_warn_fn warn, void *userdata,
-		struct run_error *reterr_error);
+int run_prepare(const struct run_prepare_params *p, struct cc_warnings *warn,
+		struct cc_error *reterr_error);

@@ -191,7 +191,7 @@ static void child_kill(pid_t pid)
 }
 
 int supervise_run(const struct supervise_config *c, int *ret_status, pid_t *ret_pid,
-		  struct run_error *reterr_error)
+		  struct cc_error *reterr_error)
 {
 	_cleanup_close_ int gate_r = -1, gate_w = -1, err_r = -1, err_w = -1;
 	int gate[2], errp[2], e, r;
@@ -207,9 +207,9 @@ int supervise_run(const struct supervise_config *c, int *ret_status, pid_t *ret_
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &mask, &old) < 0)
-		return run_error_set(reterr_error, errno, "cannot block signals: %m");
+		return cc_error_set(reterr_error, errno, "cannot block signals: %m");
 	if (pipe2(gate, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
-		return run_error_set(reterr_error, errno, "cannot create a pipe: %m");
+		return cc_error_set(reterr_error, errno, "cannot create a pipe: %m");
 	gate_r = gate[0], gate_w = gate[1], err_r = errp[0], err_w = errp[1];
 
 	parent = getpid();
@@ -218,7 +218,7 @@ int supervise_run(const struct supervise_config *c, int *ret_status, pid_t *ret_
 		      ? (pid_t) syscall(SYS_clone, c->clone_flags | SIGCHLD, NULL, NULL, NULL, NULL)
 		      : fork();
 	if (pid < 0)
-		return run_error_set(reterr_error, errno, "cannot fork: %m");
+		return cc_error_set(reterr_error, errno, "cannot fork: %m");
 	if (pid == 0) {
 		gate_w = safe_close(gate_w);
 		child_exec(c, parent, gate_r, err_w, &old);
@@ -229,14 +229,14 @@ int supervise_run(const struct supervise_config *c, int *ret_status, pid_t *ret_
 		r = c->parent_setup(pid, c->userdata);
 		if (r < 0) {
 			child_kill(pid);
-			return run_error_set(reterr_error, r, "cannot set up %s: %m", c->argv[0]);
+			return cc_error_set(reterr_error, r, "cannot set up %s: %m", c->argv[0]);
 		}
 	}
 
 	r = pid_file_write(c->pod_fd, pid);
 	if (r < 0) {
 		child_kill(pid);
-		return run_error_set(reterr_error, r, "cannot write the pid file: %m");
+		return cc_error_set(reterr_error, r, "cannot write the pid file: %m");
 	}
 	if (c->prestart) {
 		r = c->prestart(pid, c->userdata, reterr_error);
@@ -251,11 +251,11 @@ int supervise_run(const struct supervise_config *c, int *ret_status, pid_t *ret_
 	if (r < 0 || n != 0) {
 		child_kill(pid);
 		if (n == (ssize_t) sizeof(e) && e < 0)
-			return run_error_set(reterr_error, -e, "cannot set up %s: %m", c->argv[0]);
+			return cc_error_set(reterr_error, -e, "cannot set up %s: %m", c->argv[0]);
 		if (n == (ssize_t) sizeof(e))
-			return run_error_set(reterr_error, e, "cannot execute %s: %m", c->argv[0]);
-		return run_error_set(reterr_error, r < 0 ? r : EIO, "cannot start %s: %m",
-				     c->argv[0]);
+			return cc_error_set(reterr_error, e, "cannot execute %s: %m", c->argv[0]);
+		return cc_error_set(reterr_error, r < 0 ? r : EIO, "cannot start %s: %m",
+				    c->argv[0]);
 	}
 	if (ret_pid)
 		*ret_pid = pid;
@@ -264,7 +264,7 @@ int supervise_run(const struct supervise_config *c, int *ret_status, pid_t *ret_
 	r = wait_forwarding(c, pid, &mask, ret_status);
 	if (r < 0) {
 		child_kill(pid);
-		return run_error_set(reterr_error, r, "cannot wait for %s: %m", c->argv[0]);
+		return cc_error_set(reterr_error, r, "cannot wait for %s: %m", c->argv[0]);
 	}
 	return 0;
 }

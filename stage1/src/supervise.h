@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "run-error.h"
+#include "cc/error.h"
 
 /* Mark every fd >= 3 close-on-exec, except keep_fd (which stays as it is). */
 int fds_set_cloexec(int keep_fd);
@@ -40,7 +40,7 @@ struct supervise_config {
 	 * Called in the supervisor with the child's PID before the child may exec the VMM (to put
 	 * it into its cgroup, set its limits); an error kills the child. NULL for none.
 	 */
-	int (*prestart)(pid_t pid, void *userdata, struct run_error *reterr_error);
+	int (*prestart)(pid_t pid, void *userdata, struct cc_error *reterr_error);
 	/*
 	 * Namespaces of the child (CLONE_NEW*; 0: a plain fork). With CLONE_NEWPID the child
 	 * cannot see the supervisor: it checks that the supervisor lives through the gate pipe.
@@ -66,4 +66,4 @@ struct supervise_config {
  * gone.
  */
 int supervise_run(const struct supervise_config *c, int *ret_status, pid_t *ret_pid,
-		  struct run_error *reterr_error);
+		  struct cc_error *reterr_error);

@@ -108,7 +108,7 @@ static bool word_in(const char *list, const char *word)
 }
 
 /* Enable for the children of the cgroup dir_fd (called name) what it offers of ours. */
-static int controllers_delegate(int dir_fd, const char *name, struct run_error *err)
+static int controllers_delegate(int dir_fd, const char *name, struct cc_error *err)
 {
 	_cleanup_free_ char *avail = NULL, *enabled = NULL;
 	char ops[32];
@@ -119,7 +119,7 @@ static int controllers_delegate(int dir_fd, const char *name, struct run_error *
 	if (r >= 0)
 		r = file_read(dir_fd, "cgroup.subtree_control", &enabled);
 	if (r < 0)
-		return run_error_set(err, r, "cgroup %s: cannot read its controllers: %m", name);
+		return cc_error_set(err, r, "cgroup %s: cannot read its controllers: %m", name);
 	for (size_t i = 0; i < ARRAY_SIZE(controllers); i++)
 		if (word_in(avail, controllers[i]) && !word_in(enabled, controllers[i]))
 			n += (size_t) snprintf(ops + n, sizeof(ops) - n, "%s+%s", n ? " " : "",
@@ -129,10 +129,10 @@ static int controllers_delegate(int dir_fd, const char *name, struct run_error *
 	/* One write for all: the kernel takes a space-separated list. */
 	r = file_write(dir_fd, "cgroup.subtree_control", ops);
 	if (r < 0)
-		return run_error_set(err, r,
-				     "cgroup %s: cannot enable %s for its children (a cgroup that "
-				     "holds processes cannot): %m",
-				     name, ops);
+		return cc_error_set(err, r,
+				    "cgroup %s: cannot enable %s for its children (a cgroup that "
+				    "holds processes cannot): %m",
+				    name, ops);
 	return 0;
 }
 
@@ -142,54 +142,54 @@ static int dir_open(int dir_fd, const char *name)
 }
 
 /* A cgroup left by an earlier attempt is reused only when no process is in it. */
-static int leaf_check_empty(int fd, const char *path, struct run_error *err)
+static int leaf_check_empty(int fd, const char *path, struct cc_error *err)
 {
 	_cleanup_free_ char *procs = NULL;
 	int r = file_read(fd, "cgroup.procs", &procs);
 
 	if (r < 0)
-		return run_error_set(err, r, "cgroup %s: cannot read cgroup.procs: %m", path);
+		return cc_error_set(err, r, "cgroup %s: cannot read cgroup.procs: %m", path);
 	if (procs[strspn(procs, " \n")] != '\0')
-		return run_error_set(err, -EBUSY, "cgroup %s exists and holds processes", path);
+		return cc_error_set(err, -EBUSY, "cgroup %s exists and holds processes", path);
 	return 0;
 }
 
 static int leaf_configure(int fd, const char *path, const struct vmm_bound *b,
-			  struct vmm_cgroup *cg, struct run_error *err)
+			  struct vmm_cgroup *cg, struct cc_error *err)
 {
 	_cleanup_free_ char *avail = NULL;
 	int r;
 
 	r = file_read(fd, "cgroup.controllers", &avail);
 	if (r < 0)
-		return run_error_set(err, r, "cgroup %s: cannot read cgroup.controllers: %m", path);
+		return cc_error_set(err, r, "cgroup %s: cannot read cgroup.controllers: %m", path);
 	if (word_in(avail, "memory")) {
 		r = file_write_u64(fd, "memory.max", b->memory_max);
 		if (r < 0)
-			return run_error_set(err, r, "cgroup %s: cannot set memory.max: %m", path);
+			return cc_error_set(err, r, "cgroup %s: cannot set memory.max: %m", path);
 		r = file_write(fd, "memory.swap.max", "0\n");
 		if (r < 0 && r != -ENOENT) /* ENOENT: a kernel without swap accounting */
-			return run_error_set(err, r, "cgroup %s: cannot set memory.swap.max: %m",
-					     path);
+			return cc_error_set(err, r, "cgroup %s: cannot set memory.swap.max: %m",
+					    path);
 		cg->swap = r == 0;
 		/* One OOM kill takes the whole cgroup: no helper outlives its VMM. */
 		r = file_write(fd, "memory.oom.group", "1\n");
 		if (r < 0)
-			return run_error_set(err, r, "cgroup %s: cannot set memory.oom.group: %m",
-					     path);
+			return cc_error_set(err, r, "cgroup %s: cannot set memory.oom.group: %m",
+					    path);
 		cg->memory = true;
 	}
 	if (word_in(avail, "pids")) {
 		r = file_write_u64(fd, "pids.max", b->pids_max);
 		if (r < 0)
-			return run_error_set(err, r, "cgroup %s: cannot set pids.max: %m", path);
+			return cc_error_set(err, r, "cgroup %s: cannot set pids.max: %m", path);
 		cg->pids = true;
 	}
 	return 0;
 }
 
 int vmm_cgroup_create(int root_fd, const char *path, const struct vmm_bound *b,
-		      struct vmm_cgroup *ret, struct run_error *reterr_error)
+		      struct vmm_cgroup *ret, struct cc_error *reterr_error)
 {
 	_cleanup_(vmm_cgroup_done) struct vmm_cgroup cg = VMM_CGROUP_NULL;
 	_cleanup_close_ int level = -1;
@@ -200,11 +200,11 @@ int vmm_cgroup_create(int root_fd, const char *path, const struct vmm_bound *b,
 
 	assert_return(b && ret, -EINVAL);
 	if (!vmm_cgroup_path_valid(path))
-		return run_error_set(reterr_error, -EINVAL, "invalid cgroup path \"%s\"",
-				     path ? path : "");
+		return cc_error_set(reterr_error, -EINVAL, "invalid cgroup path \"%s\"",
+				    path ? path : "");
 	level = dir_open(root_fd, ".");
 	if (level < 0)
-		return run_error_set(reterr_error, level, "cannot open the cgroup root: %m");
+		return cc_error_set(reterr_error, level, "cannot open the cgroup root: %m");
 	for (;;) {
 		char here[VMM_CGROUP_PATH_MAX + 2];
 		int next;
@@ -220,16 +220,16 @@ int vmm_cgroup_create(int root_fd, const char *path, const struct vmm_bound *b,
 			return r;
 		if (mkdirat(level, comp, 0755) < 0) {
 			if (errno != EEXIST)
-				return run_error_set(reterr_error, errno,
-						     "cgroup %s: cannot create %s: %m", path, comp);
+				return cc_error_set(reterr_error, errno,
+						    "cgroup %s: cannot create %s: %m", path, comp);
 		} else if (!slash)
 			made = true;
 		if (!slash)
 			break;
 		next = dir_open(level, comp);
 		if (next < 0)
-			return run_error_set(reterr_error, next, "cgroup %s: cannot open %s: %m",
-					     path, comp);
+			return cc_error_set(reterr_error, next, "cgroup %s: cannot open %s: %m",
+					    path, comp);
 		safe_close(level);
 		level = next;
 		p = slash + 1;
@@ -237,7 +237,7 @@ int vmm_cgroup_create(int root_fd, const char *path, const struct vmm_bound *b,
 	/* level: the parent; comp: the pod's cgroup. */
 	cg.dir_fd = dir_open(level, comp);
 	if (cg.dir_fd < 0) {
-		r = run_error_set(reterr_error, cg.dir_fd, "cgroup %s: cannot open it: %m", path);
+		r = cc_error_set(reterr_error, cg.dir_fd, "cgroup %s: cannot open it: %m", path);
 		goto undo;
 	}
 	(void) snprintf(cg.path, sizeof(cg.path), "%s", path);

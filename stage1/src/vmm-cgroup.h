@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "run-error.h"
+#include "cc/error.h"
 #include "vmm-bound.h"
 
 #define VMM_CGROUP_PARENT_DEFAULT "clear-containers"
@@ -59,7 +59,7 @@ int vmm_cgroup_root_open(const char **ret_path);
  * the caller decides). On error, a directory this call made is removed again.
  */
 int vmm_cgroup_create(int root_fd, const char *path, const struct vmm_bound *b,
-		      struct vmm_cgroup *ret, struct run_error *reterr_error);
+		      struct vmm_cgroup *ret, struct cc_error *reterr_error);
 
 /* Move pid into the cgroup (cgroup.procs). */
 int vmm_cgroup_attach(const struct vmm_cgroup *cg, pid_t pid);

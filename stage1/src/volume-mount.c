@@ -116,8 +116,7 @@ static int volume_roots_add(struct volume_roots *roots, int source_fd)
 }
 
 static int mount_one(const struct volume_mount *m, int pod_fd, int volumes_fd,
-		     struct volume_roots *roots, run_warn_fn warn, void *userdata,
-		     struct run_error *err)
+		     struct volume_roots *roots, struct cc_warnings *warn, struct cc_error *err)
 {
 	_cleanup_close_ int rootfs_fd = -1, source_fd = -1, target_fd = -1;
 	char rootfs[PATH_MAX];
@@ -126,26 +125,26 @@ static int mount_one(const struct volume_mount *m, int pod_fd, int volumes_fd,
 	(void) snprintf(rootfs, sizeof(rootfs), POD_APP_ROOTFS_FMT, m->app);
 	rootfs_fd = openat(pod_fd, rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfs_fd < 0)
-		return run_error_set(err, errno, "app %s: %s: %m", m->app, rootfs);
+		return cc_error_set(err, errno, "app %s: %s: %m", m->app, rootfs);
 	r = source_open(m, volumes_fd, &source_fd);
 	if (r < 0)
-		return run_error_set(err, r, "volume %s: source %s: %m", m->volume,
-				     m->empty ? m->volume : m->source);
+		return cc_error_set(err, r, "volume %s: source %s: %m", m->volume,
+				    m->empty ? m->volume : m->source);
 	r = root_path_open_create(rootfs_fd, m->target,
 				  m->single_file ? ROOT_PATH_FILE : ROOT_PATH_DIR, &target_fd,
 				  &flags);
 	if (r == -ENOSYS)
-		return run_error_set(err, r, "volumes need Linux >= 5.12 (openat2, open_tree)");
+		return cc_error_set(err, r, "volumes need Linux >= 5.12 (openat2, open_tree)");
 	if (r < 0)
-		return run_error_set(err, r, "app %s: mount target %s of volume %s: %m", m->app,
-				     m->target, m->volume);
+		return cc_error_set(err, r, "app %s: mount target %s of volume %s: %m", m->app,
+				    m->target, m->volume);
 	if (flags & ROOT_PATH_REPLACED_FILE)
-		run_warn(warn, userdata,
-			 "app %s: %s was a file, replaced by a directory for volume %s", m->app,
-			 m->target, m->volume);
+		(void) cc_warnings_add(
+			warn, "app %s: %s was a file, replaced by a directory for volume %s",
+			m->app, m->target, m->volume);
 	if (flags & ROOT_PATH_NOT_EMPTY)
-		run_warn(warn, userdata, "app %s: volume %s hides the contents of %s", m->app,
-			 m->volume, m->target);
+		(void) cc_warnings_add(warn, "app %s: volume %s hides the contents of %s", m->app,
+				       m->volume, m->target);
 	/*
 	 * Before it is reachable: a host volume's root, for the 9p server's host-volume policy.
 	 * Empty volumes (cc/volumes, 0700, root's) keep passthrough like the app rootfs.
@@ -153,20 +152,20 @@ static int mount_one(const struct volume_mount *m, int pod_fd, int volumes_fd,
 	if (!m->empty) {
 		r = volume_roots_add(roots, source_fd);
 		if (r < 0)
-			return run_error_set(err, r, "volume %s: source %s: %m", m->volume,
-					     m->source);
+			return cc_error_set(err, r, "volume %s: source %s: %m", m->volume,
+					    m->source);
 	}
 	r = bind_attach(source_fd, target_fd, m->recursive, m->read_only);
 	if (r == -ENOSYS)
-		return run_error_set(err, r, "volumes need Linux >= 5.12 (openat2, open_tree)");
+		return cc_error_set(err, r, "volumes need Linux >= 5.12 (openat2, open_tree)");
 	if (r < 0)
-		return run_error_set(err, r, "app %s: cannot mount volume %s on %s: %m", m->app,
-				     m->volume, m->target);
+		return cc_error_set(err, r, "app %s: cannot mount volume %s on %s: %m", m->app,
+				    m->volume, m->target);
 	return 0;
 }
 
 int volume_plan_apply(const struct volume_plan *plan, int pod_fd, struct volume_roots *roots,
-		      run_warn_fn warn, void *userdata, struct run_error *reterr_error)
+		      struct cc_warnings *warn, struct cc_error *reterr_error)
 {
 	_cleanup_close_ int volumes_fd = -1;
 	int r;
@@ -176,22 +175,21 @@ int volume_plan_apply(const struct volume_plan *plan, int pod_fd, struct volume_
 		return 0;
 	if (plan->n_empties > 0) {
 		if (mkdirat(pod_fd, VOLUMES_DIR, 0700) < 0 && errno != EEXIST)
-			return run_error_set(reterr_error, errno, "%s: %m", VOLUMES_DIR);
+			return cc_error_set(reterr_error, errno, "%s: %m", VOLUMES_DIR);
 		volumes_fd =
 			openat(pod_fd, VOLUMES_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (volumes_fd < 0)
-			return run_error_set(reterr_error, errno, "%s: %m", VOLUMES_DIR);
+			return cc_error_set(reterr_error, errno, "%s: %m", VOLUMES_DIR);
 	}
 	for (size_t i = 0; i < plan->n_empties; i++) {
 		r = empty_volume_create(volumes_fd, &plan->empties[i]);
 		if (r < 0)
-			return run_error_set(reterr_error, r, "volume %s: cannot create %s/%s: %m",
-					     plan->empties[i].name, VOLUMES_DIR,
-					     plan->empties[i].name);
+			return cc_error_set(reterr_error, r, "volume %s: cannot create %s/%s: %m",
+					    plan->empties[i].name, VOLUMES_DIR,
+					    plan->empties[i].name);
 	}
 	for (size_t i = 0; i < plan->n_mounts; i++) {
-		r = mount_one(&plan->mounts[i], pod_fd, volumes_fd, roots, warn, userdata,
-			      reterr_error);
+		r = mount_one(&plan->mounts[i], pod_fd, volumes_fd, roots, warn, reterr_error);
 		if (r < 0)
 			return r;
 	}

@@ -10,7 +10,8 @@
  * volumes.
  */
 
-#include "run-error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 #include "volume-plan.h"
 #include "volume-root.h"
 
@@ -35,4 +36,4 @@ int app_rootfs_prepare(int rootfs_fd);
  * the caller frees it with volume_roots_done().
  */
 int volume_plan_apply(const struct volume_plan *plan, int pod_fd, struct volume_roots *roots,
-		      run_warn_fn warn, void *userdata, struct run_error *reterr_error);
+		      struct cc_warnings *warn, struct cc_error *reterr_error);

@@ -128,7 +128,7 @@ static bool mount_read_only(const struct manifest_volume *vol, const struct mani
 struct plan_ctx {
 	struct volume_plan *plan;
 	const struct pod_app *pa;
-	struct run_error *err;
+	struct cc_error *err;
 };
 
 static int plan_add_mount(struct plan_ctx *c, const char *path, const struct manifest_volume *vol,
@@ -142,22 +142,22 @@ static int plan_add_mount(struct plan_ctx *c, const char *path, const struct man
 
 	r = volume_path_normalize(path, &target);
 	if (r == -EINVAL)
-		return run_error_set(c->err, r,
-				     "app %s: mount path \"%s\" of volume %s is not absolute", app,
-				     path, vol->name);
+		return cc_error_set(c->err, r,
+				    "app %s: mount path \"%s\" of volume %s is not absolute", app,
+				    path, vol->name);
 	if (r < 0)
 		return r;
 	if (strcmp(target, "/") == 0)
-		return run_error_set(c->err, EINVAL, "app %s: volume %s cannot be mounted on \"/\"",
-				     app, vol->name);
+		return cc_error_set(c->err, EINVAL, "app %s: volume %s cannot be mounted on \"/\"",
+				    app, vol->name);
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct volume_mount *o = &plan->mounts[i];
 
 		if (strcmp(o->app, app) == 0 && volume_paths_overlap(o->target, target))
-			return run_error_set(c->err, EINVAL,
-					     "app %s: mount targets overlap: %s (volume %s) and %s "
-					     "(volume %s)",
-					     app, o->target, o->volume, target, vol->name);
+			return cc_error_set(c->err, EINVAL,
+					    "app %s: mount targets overlap: %s (volume %s) and %s "
+					    "(volume %s)",
+					    app, o->target, o->volume, target, vol->name);
 	}
 
 	m = reallocarray(plan->mounts, plan->n_mounts + 1, sizeof(*m));
@@ -183,11 +183,11 @@ static int plan_add_mount(struct plan_ctx *c, const char *path, const struct man
 	struct stat st;
 
 	if (!vol->source || vol->source[0] != '/')
-		return run_error_set(c->err, EINVAL,
-				     "volume %s: host source is not an absolute path", vol->name);
+		return cc_error_set(c->err, EINVAL,
+				    "volume %s: host source is not an absolute path", vol->name);
 	if (stat(vol->source, &st) < 0)
-		return run_error_set(c->err, errno, "volume %s: host source %s: %m", vol->name,
-				     vol->source);
+		return cc_error_set(c->err, errno, "volume %s: host source %s: %m", vol->name,
+				    vol->source);
 	m->single_file = !S_ISDIR(st.st_mode);
 	m->source = strdup(vol->source);
 	return m->source ? 0 : -ENOMEM;
@@ -195,7 +195,7 @@ static int plan_add_mount(struct plan_ctx *c, const char *path, const struct man
 
 static int plan_app(struct plan_ctx *c, const struct pod_manifest *pod,
 		    const struct manifest_app *app, struct manifest_volume *implicit,
-		    run_warn_fn warn, void *userdata)
+		    struct cc_warnings *warn)
 {
 	const struct pod_app *pa = c->pa;
 	int r;
@@ -205,9 +205,9 @@ static int plan_app(struct plan_ctx *c, const struct pod_manifest *pod,
 		const struct manifest_volume *vol = pod_manifest_find_volume(pod, pm);
 
 		if (!vol)
-			return run_error_set(c->err, ENOENT,
-					     "app %s: mount of unknown volume \"%s\" at %s",
-					     pa->name, pm->volume, pm->path);
+			return cc_error_set(c->err, ENOENT,
+					    "app %s: mount of unknown volume \"%s\" at %s",
+					    pa->name, pm->volume, pm->path);
 		r = plan_add_mount(c, pm->path, vol, mount_read_only(vol, app, pa, pm));
 		if (r < 0)
 			return r;
@@ -221,11 +221,12 @@ static int plan_app(struct plan_ctx *c, const struct pod_manifest *pod,
 			continue;
 		vol = pod_volume_by_name(pod, mp->name);
 		if (!vol) {
-			run_warn(warn, userdata,
-				 "app %s: no volume for mount point %s (%s): using an implicit "
-				 "empty "
-				 "volume, removed with the pod",
-				 pa->name, mp->name, mp->path);
+			(void) cc_warnings_add(
+				warn,
+				"app %s: no volume for mount point %s (%s): using an implicit "
+				"empty "
+				"volume, removed with the pod",
+				pa->name, mp->name, mp->path);
 			implicit->name = mp->name;
 			vol = implicit;
 		}
@@ -240,8 +241,8 @@ static int plan_app(struct plan_ctx *c, const struct pod_manifest *pod,
 }
 
 int volume_plan_build(const struct pod_manifest *pod, const struct image_manifest *const *images,
-		      struct volume_plan *ret, run_warn_fn warn, void *userdata,
-		      struct run_error *reterr_error)
+		      struct volume_plan *ret, struct cc_warnings *warn,
+		      struct cc_error *reterr_error)
 {
 	_cleanup_(volume_plan_done) struct volume_plan plan = {};
 	int r;
@@ -259,9 +260,9 @@ int volume_plan_build(const struct pod_manifest *pod, const struct image_manifes
 		};
 		struct plan_ctx c = {.plan = &plan, .pa = pa, .err = reterr_error};
 
-		r = plan_app(&c, pod, app, &implicit, warn, userdata);
+		r = plan_app(&c, pod, app, &implicit, warn);
 		if (r == -ENOMEM)
-			return run_error_set(reterr_error, r, "out of memory");
+			return cc_error_set(reterr_error, r, "out of memory");
 		if (r < 0)
 			return r;
 	}

@@ -20,7 +20,8 @@
 
 #include "manifest/image-manifest.h"
 #include "manifest/pod-manifest.h"
-#include "run-error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 
 /* Empty volumes live here, under the pod dir. */
 #define VOLUMES_DIR "cc/volumes"
@@ -56,8 +57,8 @@ struct volume_plan {
  * and fills reterr_error with one line naming the app, volume and path.
  */
 int volume_plan_build(const struct pod_manifest *pod, const struct image_manifest *const *images,
-		      struct volume_plan *ret, run_warn_fn warn, void *userdata,
-		      struct run_error *reterr_error);
+		      struct volume_plan *ret, struct cc_warnings *warn,
+		      struct cc_error *reterr_error);
 void volume_plan_done(struct volume_plan *p);
 
 /*

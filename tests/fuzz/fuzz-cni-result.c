@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct cni_result res;
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	char msg[128];
 
 	(void) cni_error_describe((const char *) data, size, msg, sizeof(msg));

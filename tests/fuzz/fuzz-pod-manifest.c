@@ -11,12 +11,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pod_manifest *m = NULL, *m2 = NULL;
-	struct manifest_error err;
+	struct cc_error err;
 	char *json = NULL;
 
 	if (pod_manifest_parse((const char *) data, size, &m, &err) < 0) {
 		/* Errors are always terminated and name a path. */
-		if (strlen(err.path) == 0 || strlen(err.msg) == 0)
+		if (strlen(err.context) == 0 || strlen(err.msg) == 0)
 			abort();
 		return 0;
 	}

@@ -15,7 +15,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_error(int r, const struct stage1_error *err)
+static void check_error(int r, const struct cc_error *err)
 {
 	/* Every failure explains itself in one line. */
 	if (r < 0 && (err->msg[0] == '\0' || strchr(err->msg, '\n')))
@@ -27,7 +27,7 @@ static void check_quoted(const char *arg)
 	char *q = NULL, *cmd = NULL;
 	char *argv[] = {(char *) arg};
 	struct unit_exec e = {"/bin/x", argv, 1};
-	struct stage1_error err = {{0}};
+	struct cc_error err = {0};
 	size_t n;
 
 	if (env_value_quote(arg, &q) < 0)
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf, *argv[ARGS_MAX + 2];
 	int argc = 0;
-	struct stage1_error err = {{0}};
+	struct cc_error err = {0};
 	struct run_flags rf;
 	struct stop_flags sf;
 	struct enter_flags ef;

@@ -81,14 +81,14 @@ static int app_pick(const char *pod, const char *want, char **ret)
 {
 	_cleanup_(pod_manifest_freep) struct pod_manifest *m = NULL;
 	_cleanup_free_ char *path = NULL;
-	struct manifest_error err = {};
+	struct cc_error err = {};
 	int r;
 
 	if (asprintf(&path, "%s/pod", pod) < 0)
 		return log_oom();
 	r = pod_manifest_load(path, &m, &err);
 	if (r < 0)
-		return log_error_errno(r, "%s: %s: %s", path, err.path, err.msg);
+		return log_error_errno(r, "%s: %s: %s", path, err.context, err.msg);
 	if (want) {
 		if (!pod_manifest_find_app(m, want))
 			return log_error_errno(ENOENT, "the pod has no app '%s'", want);

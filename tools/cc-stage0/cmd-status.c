@@ -46,7 +46,7 @@ static int app_names(const char *pod, struct strv *names, char ***owned, size_t 
 	_cleanup_(pod_manifest_freep) struct pod_manifest *m = NULL;
 	_cleanup_free_ char *path = NULL;
 	_cleanup_closedir_ DIR *d = NULL;
-	struct manifest_error err = {};
+	struct cc_error err = {};
 	struct dirent *de;
 
 	if (asprintf(&path, "%s/pod", pod) < 0)

@@ -270,7 +270,7 @@ int podgen_build(const struct run_opts *o, const struct store_image *images, cha
 	_cleanup_(json_object_putp) struct json_object *pod = json_object_new_object();
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
 	struct json_object *apps = json_object_new_array(), *vols = NULL, *ann, *ports;
-	struct manifest_error err = {};
+	struct cc_error err = {};
 	int r;
 
 	if (!pod || !apps)
@@ -317,8 +317,8 @@ int podgen_build(const struct run_opts *o, const struct store_image *images, cha
 		return log_oom();
 	r = pod_manifest_parse(s, strlen(s), &pm, &err);
 	if (r < 0)
-		return log_error_errno(r, "the generated pod manifest is invalid: %s: %s", err.path,
-				       err.msg);
+		return log_error_errno(r, "the generated pod manifest is invalid: %s: %s",
+				       err.context, err.msg);
 	r = pod_manifest_to_json(pm, ret_json);
 	if (r < 0)
 		return log_error_errno(r, "cannot emit the pod manifest: %m");

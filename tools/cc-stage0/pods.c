@@ -86,7 +86,7 @@ int pod_stage1_annotation(const char *pod, const char *what, char **ret)
 {
 	_cleanup_(image_manifest_freep) struct image_manifest *m = NULL;
 	_cleanup_free_ char *path = NULL, *name = NULL;
-	struct manifest_error err = {};
+	struct cc_error err = {};
 	int r;
 
 	if (asprintf(&path, "%s/stage1/manifest", pod) < 0 ||
@@ -94,7 +94,7 @@ int pod_stage1_annotation(const char *pod, const char *what, char **ret)
 		return -ENOMEM;
 	r = image_manifest_load(path, &m, &err);
 	if (r < 0 && err.msg[0])
-		return log_error_errno(r, "%s: %s: %s", path, err.path, err.msg);
+		return log_error_errno(r, "%s: %s: %s", path, err.context, err.msg);
 	if (r < 0)
 		return log_error_errno(r, "%s: %m", path);
 	for (size_t i = 0; i < m->annotations.n; i++)

@@ -125,7 +125,7 @@ static int tree_load(struct store_image *img)
 {
 	_cleanup_free_ char *mpath = NULL;
 	_cleanup_(image_manifest_freep) struct image_manifest *m = NULL;
-	struct manifest_error err = {};
+	struct cc_error err = {};
 	int r;
 
 	if (asprintf(&mpath, "%s/manifest", img->tree) < 0)
@@ -135,7 +135,7 @@ static int tree_load(struct store_image *img)
 		return log_error_errno(r, "%s: %m", mpath);
 	r = image_manifest_parse(img->manifest, img->manifest_len, &m, &err);
 	if (r < 0)
-		return log_error_errno(r, "%s: invalid image manifest: %s: %s", mpath, err.path,
+		return log_error_errno(r, "%s: invalid image manifest: %s: %s", mpath, err.context,
 				       err.msg);
 	return 0;
 }

@@ -2,7 +2,8 @@
 #pragma once
 
 /*
- * Exit statuses of cc-vmm (and of vm_run() through struct vm_error). Every non-zero status
+ * Exit statuses of cc-vmm (of vm_run() through struct vm_exit, and of errors as the status
+ * of struct cc_error). Every non-zero status
  * comes with one line on stderr that says what went wrong. docs/vmm.md lists them too.
  */
 

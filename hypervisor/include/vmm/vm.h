@@ -6,16 +6,17 @@
  * (opens /dev/kvm, maps memory and the kernel, builds the boot data and the devices), runs it
  * with vm_run() until the guest resets or a signal stops it, and frees it with vm_free().
  *
- * Errors come back as a negative errno plus a struct vm_error with the exit status to use
- * (enum vmm_exit) and a one-line message; the library itself prints nothing.
+ * Errors come back as a negative errno plus a struct cc_error (cc/error.h) whose status is
+ * the exit status to use (enum vmm_exit); the library itself prints nothing.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "vmm/exit.h"
+#include "cc/error.h"
 #include "cc/vm-limits.h"
+#include "vmm/exit.h"
 
 #define VM_MIN_MEM_MIB	       16
 #define VM_MAX_MEM_MIB	       (256u * 1024)
@@ -157,9 +158,10 @@ struct vm_config {
 	const char *sandbox_root;
 };
 
-struct vm_error {
-	int status; /* enum vmm_exit */
-	char msg[256];
+/* How the guest ended, when vm_run() returns 0. */
+struct vm_exit {
+	int status; /* VMM_EXIT_OK (it reset or powered off) or 128 + the signal */
+	char reason[CC_ERROR_MSG_MAX]; /* one line: "guest reset (i8042)", "stopped by signal 15" */
 };
 
 struct vm;
@@ -170,7 +172,7 @@ void vm_config_done(struct vm_config *cfg);
 
 /*
  * The device options in their command-line form, parsed strictly into cfg. Each returns 0, or
- * a negative errno (cfg unchanged) with *ret_reason set to a static one-line explanation:
+ * a negative errno (cfg unchanged) with *err (if not NULL) saying why, in one line:
  *   vm_config_add_share  "TAG:DIR[,ro]"  tag 1-255 bytes without ':', unique; DIR non-empty
  *   vm_config_add_hostvol "TAG:DEV:INO:UID:GID" or "TAG"  TAG a share given before; decimal
  *                        numbers, UID and GID below 2^32-1; each DEV:INO (or TAG alone) once
@@ -182,9 +184,9 @@ void vm_config_done(struct vm_config *cfg);
  *   vm_config_add_blk    "FILE[,ro]"
  * Files and directories are only looked at by vm_new().
  */
-int vm_config_add_share(struct vm_config *cfg, const char *spec, const char **ret_reason);
-int vm_config_add_hostvol(struct vm_config *cfg, const char *spec, const char **ret_reason);
-int vm_config_set_share_visible(struct vm_config *cfg, const char *tag, const char **ret_reason);
+int vm_config_add_share(struct vm_config *cfg, const char *spec, struct cc_error *err);
+int vm_config_add_hostvol(struct vm_config *cfg, const char *spec, struct cc_error *err);
+int vm_config_set_share_visible(struct vm_config *cfg, const char *tag, struct cc_error *err);
 /* The index of the share whose tag is tag[0..len), or -ENOENT. */
 int vm_config_find_share(const struct vm_config *cfg, const char *tag, size_t len);
 /*
@@ -193,17 +195,18 @@ int vm_config_find_share(const struct vm_config *cfg, const char *tag, size_t le
  * --chroot) on the socket and areas the VMM left it. Returns only on a usage error.
  */
 int vm_9p_worker_serve(const struct vm_config *cfg, pid_t parent);
-int vm_config_set_vsock(struct vm_config *cfg, const char *spec, const char **ret_reason);
-int vm_config_add_net(struct vm_config *cfg, const char *spec, const char **ret_reason);
-int vm_config_add_blk(struct vm_config *cfg, const char *spec, const char **ret_reason);
+int vm_config_set_vsock(struct vm_config *cfg, const char *spec, struct cc_error *err);
+int vm_config_add_net(struct vm_config *cfg, const char *spec, struct cc_error *err);
+int vm_config_add_blk(struct vm_config *cfg, const char *spec, struct cc_error *err);
 
-int vm_new(const struct vm_config *cfg, struct vm **ret, struct vm_error *reterr);
+int vm_new(const struct vm_config *cfg, struct vm **ret, struct cc_error *reterr);
 /*
- * Runs the guest until it resets (returns 0, status VMM_EXIT_OK), a signal in 'stop_signals'
- * (SIGTERM, SIGINT) arrives (returns 0, status 128+sig), or an error (negative errno with
- * reterr filled). The caller must have blocked SIGTERM and SIGINT in every thread.
+ * Runs the guest until it resets (returns 0, *ret_exit status VMM_EXIT_OK), a signal in
+ * 'stop_signals' (SIGTERM, SIGINT) arrives (returns 0, status 128+sig), or an error (negative
+ * errno with reterr filled, its status the exit status to use). The caller must have blocked
+ * SIGTERM and SIGINT in every thread.
  */
-int vm_run(struct vm *vm, struct vm_error *reterr);
+int vm_run(struct vm *vm, struct vm_exit *ret_exit, struct cc_error *reterr);
 struct vm *vm_free(struct vm *vm);
 
 const char *vm_hugepages_to_string(enum vm_hugepages h);

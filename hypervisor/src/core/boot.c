@@ -30,7 +30,7 @@ static int vm_boot_mptable(struct vm *vm)
 	return r;
 }
 
-int vm_boot_data_setup(struct vm *vm, struct vm_error *reterr)
+int vm_boot_data_setup(struct vm *vm, struct cc_error *reterr)
 {
 	uint8_t zp[BOOTPARAMS_SIZE];
 	struct e820_map map;
@@ -38,9 +38,9 @@ int vm_boot_data_setup(struct vm *vm, struct vm_error *reterr)
 	int r;
 
 	if (cmdline_len >= LAYOUT_CMDLINE_MAX)
-		return vm_error_set(reterr, VMM_EXIT_USAGE, E2BIG,
-				    "kernel command line too long (%zu bytes, max %u)", cmdline_len,
-				    LAYOUT_CMDLINE_MAX - 1);
+		return cc_error_set_status(reterr, VMM_EXIT_USAGE, E2BIG,
+					   "kernel command line too long (%zu bytes, max %u): %m",
+					   cmdline_len, LAYOUT_CMDLINE_MAX - 1);
 	r = longmode_tables_write(&vm->gm);
 	if (r >= 0)
 		r = gmem_write(&vm->gm, LAYOUT_CMDLINE_GPA, vm->cmdline, cmdline_len + 1);
@@ -54,6 +54,7 @@ int vm_boot_data_setup(struct vm *vm, struct vm_error *reterr)
 	if (r >= 0)
 		r = vm_boot_mptable(vm);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot write the boot data");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "cannot write the boot data: %m");
 	return 0;
 }

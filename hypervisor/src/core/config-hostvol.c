@@ -10,12 +10,6 @@
 #include "cc/macro.h"
 #include "vmm/vm.h"
 
-static int hostvol_refuse(const char **ret_reason, const char *reason, int err)
-{
-	*ret_reason = reason;
-	return err;
-}
-
 /* One decimal field up to the next ':' (or the end for the last); advances *s. */
 static int hostvol_field(const char **s, bool last, uint64_t max, uint64_t *ret)
 {
@@ -35,7 +29,7 @@ static int hostvol_field(const char **s, bool last, uint64_t max, uint64_t *ret)
 	return 0;
 }
 
-int vm_config_add_hostvol(struct vm_config *cfg, const char *spec, const char **ret_reason)
+int vm_config_add_hostvol(struct vm_config *cfg, const char *spec, struct cc_error *err)
 {
 	static const char usage[] = "expected TAG or TAG:DEV:INO:UID:GID (decimal numbers, UID "
 				    "and GID below 4294967295)";
@@ -46,19 +40,18 @@ int vm_config_add_hostvol(struct vm_config *cfg, const char *spec, const char **
 	unsigned i;
 	int share;
 
-	assert_return(cfg && spec && ret_reason, -EINVAL);
+	assert_return(cfg && spec, -EINVAL);
 	colon = strchr(spec, ':');
 	h.export_root = !colon;
 	tag_len = colon ? (size_t) (colon - spec) : strlen(spec);
 	share = vm_config_find_share(cfg, spec, tag_len);
 	if (share < 0)
-		return hostvol_refuse(ret_reason, "no --9p share with that tag before it", share);
+		return cc_error_set(err, share, "no --9p share with that tag before it");
 	h.share = (unsigned) share;
 	if (h.export_root) {
 		for (i = 0; i < cfg->n_hostvols; i++)
 			if (cfg->hostvols[i].share == h.share && cfg->hostvols[i].export_root)
-				return hostvol_refuse(ret_reason, "that share is already one",
-						      -EEXIST);
+				return cc_error_set(err, -EEXIST, "that share is already one");
 		goto add;
 	}
 	p = colon + 1;
@@ -67,18 +60,17 @@ int vm_config_add_hostvol(struct vm_config *cfg, const char *spec, const char **
 	    hostvol_field(&p, false, UINT64_MAX, &h.ino) < 0 ||
 	    hostvol_field(&p, false, UINT32_MAX - 1, &uid) < 0 ||
 	    hostvol_field(&p, true, UINT32_MAX - 1, &gid) < 0)
-		return hostvol_refuse(ret_reason, usage, -EINVAL);
+		return cc_error_set(err, -EINVAL, "%s", usage);
 	h.uid = (uint32_t) uid;
 	h.gid = (uint32_t) gid;
 	for (i = 0; i < cfg->n_hostvols; i++)
 		if (cfg->hostvols[i].share == h.share && !cfg->hostvols[i].export_root &&
 		    cfg->hostvols[i].dev == h.dev && cfg->hostvols[i].ino == h.ino)
-			return hostvol_refuse(ret_reason, "that DEV:INO is already a host volume",
-					      -EEXIST);
+			return cc_error_set(err, -EEXIST, "that DEV:INO is already a host volume");
 add:
 	if (cfg->n_hostvols >= VM_MAX_HOSTVOLS)
-		return hostvol_refuse(
-			ret_reason, "at most " STRINGIFY(VM_MAX_HOSTVOLS) " host volumes", -E2BIG);
+		return cc_error_set(err, -E2BIG, "%s",
+				    "at most " STRINGIFY(VM_MAX_HOSTVOLS) " host volumes");
 	cfg->hostvols[cfg->n_hostvols++] = h;
 	return 0;
 }

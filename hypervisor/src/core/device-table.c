@@ -42,12 +42,13 @@ static unsigned vm_console_count(const struct vm_config *cfg)
 }
 
 static int vm_console_create(const struct vm_device_ctx *ctx, struct vdev **ret,
-			     struct vm_error *reterr)
+			     struct cc_error *reterr)
 {
 	int r = vcon_new(ctx->cfg->console_in_fd, ctx->cfg->console_out_fd, ret);
 
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot create the console");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "cannot create the console: %m");
 	return 0;
 }
 
@@ -59,20 +60,22 @@ static unsigned vm_share_count(const struct vm_config *cfg)
 /* The message of a share that cannot be served: h NULL for the directory itself, else the
  * --9p-hostvol that could not be applied. */
 static int vm_share_error(const struct vm_device_ctx *ctx, int err,
-			  const struct vm_hostvol_config *h, struct vm_error *reterr)
+			  const struct vm_hostvol_config *h, struct cc_error *reterr)
 {
 	const struct vm_share_config *s = &ctx->cfg->shares[ctx->index];
 
 	if (!h)
-		return vm_error_set(reterr, vm_exit_for_path(err), err,
-				    "9p share '%s': cannot export directory '%s'", s->tag, s->dir);
+		return cc_error_set_status(reterr, vm_exit_for_path(err), err,
+					   "9p share '%s': cannot export directory '%s': %m",
+					   s->tag, s->dir);
 	if (h->export_root)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, err,
-				    "9p share '%s': cannot apply --9p-hostvol to the whole share",
-				    s->tag);
-	return vm_error_set(reterr, VMM_EXIT_FAILURE, err,
-			    "9p share '%s': cannot apply --9p-hostvol %" PRIu64 ":%" PRIu64, s->tag,
-			    h->dev, h->ino);
+		return cc_error_set_status(
+			reterr, VMM_EXIT_FAILURE, err,
+			"9p share '%s': cannot apply --9p-hostvol to the whole share: %m", s->tag);
+	return cc_error_set_status(reterr, VMM_EXIT_FAILURE, err,
+				   "9p share '%s': cannot apply --9p-hostvol %" PRIu64 ":%" PRIu64
+				   ": %m",
+				   s->tag, h->dev, h->ino);
 }
 
 /* The --9p-hostvol of this share that a worker's result names (p9_export_result.hostvol), NULL
@@ -93,7 +96,7 @@ static const struct vm_hostvol_config *vm_share_hostvol(const struct vm_device_c
 
 /* Without the sandbox: a server in the VMM itself. */
 static int vm_share_create_local(const struct vm_device_ctx *ctx, struct vdev **ret,
-				 struct vm_error *reterr)
+				 struct cc_error *reterr)
 {
 	const struct vm_share_config *s = &ctx->cfg->shares[ctx->index];
 	int r = v9p_new(s->tag, s->dir, s->read_only, ctx->loop, ret);
@@ -118,7 +121,7 @@ static int vm_share_create_local(const struct vm_device_ctx *ctx, struct vdev **
 }
 
 static int vm_share_create(const struct vm_device_ctx *ctx, struct vdev **ret,
-			   struct vm_error *reterr)
+			   struct cc_error *reterr)
 {
 	const struct vm_share_config *s = &ctx->cfg->shares[ctx->index];
 	const struct p9_export_result *res = &ctx->vm->p9_results[ctx->index];
@@ -130,8 +133,8 @@ static int vm_share_create(const struct vm_device_ctx *ctx, struct vdev **ret,
 		return vm_share_error(ctx, res->error, vm_share_hostvol(ctx, res->hostvol), reterr);
 	r = v9p_new_remote(s->tag, ctx->vm->p9_worker, ctx->index, ctx->loop, ret);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
-				    "9p share '%s': cannot create the device", s->tag);
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "9p share '%s': cannot create the device: %m", s->tag);
 	return 0;
 }
 
@@ -141,14 +144,14 @@ static unsigned vm_vsock_count(const struct vm_config *cfg)
 }
 
 static int vm_vsock_create(const struct vm_device_ctx *ctx, struct vdev **ret,
-			   struct vm_error *reterr)
+			   struct cc_error *reterr)
 {
 	const struct vm_config *cfg = ctx->cfg;
 	int r = vvsock_new(cfg->vsock_cid, cfg->vsock_path, ctx->loop, ret);
 
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "vsock: cannot listen on '%s'",
-				    cfg->vsock_path);
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "vsock: cannot listen on '%s': %m", cfg->vsock_path);
 	return 0;
 }
 
@@ -158,7 +161,7 @@ static unsigned vm_net_count(const struct vm_config *cfg)
 }
 
 static int vm_net_create(const struct vm_device_ctx *ctx, struct vdev **ret,
-			 struct vm_error *reterr)
+			 struct cc_error *reterr)
 {
 	const struct vm_net_config *n = &ctx->cfg->nets[ctx->index];
 	struct vnet_config vc = {.tap_fd = -1, .has_mac = n->has_mac};
@@ -169,19 +172,19 @@ static int vm_net_create(const struct vm_device_ctx *ctx, struct vdev **ret,
 		/* The device owns what it gets; the caller's fd stays the caller's. */
 		vc.tap_fd = fcntl(n->tap_fd, F_DUPFD_CLOEXEC, 3);
 		if (vc.tap_fd < 0)
-			return vm_error_set(reterr, VMM_EXIT_FAILURE, errno, "net: tap fd %d",
-					    n->tap_fd);
+			return cc_error_set_status(reterr, VMM_EXIT_FAILURE, errno,
+						   "net: tap fd %d: %m", n->tap_fd);
 		r = vnet_new(&vc, ret);
 		if (r < 0)
-			return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
-					    "net: fd %d is not a usable tap", n->tap_fd);
+			return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+						   "net: fd %d is not a usable tap: %m", n->tap_fd);
 		return 0;
 	}
 	memcpy(vc.tap_name, n->tap_name, sizeof(vc.tap_name));
 	r = vnet_new(&vc, ret);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "net: cannot attach to tap '%s'",
-				    n->tap_name);
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "net: cannot attach to tap '%s': %m", n->tap_name);
 	return 0;
 }
 
@@ -191,14 +194,14 @@ static unsigned vm_blk_count(const struct vm_config *cfg)
 }
 
 static int vm_blk_create(const struct vm_device_ctx *ctx, struct vdev **ret,
-			 struct vm_error *reterr)
+			 struct cc_error *reterr)
 {
 	const struct vm_blk_config *b = &ctx->cfg->blks[ctx->index];
 	int r = vblk_new(b->path, b->read_only, ret);
 
 	if (r < 0)
-		return vm_error_set(reterr, vm_exit_for_path(r), r, "cannot open block image '%s'",
-				    b->path);
+		return cc_error_set_status(reterr, vm_exit_for_path(r), r,
+					   "cannot open block image '%s': %m", b->path);
 	return 0;
 }
 
@@ -208,14 +211,15 @@ static unsigned vm_rng_count(const struct vm_config *cfg)
 }
 
 static int vm_rng_create(const struct vm_device_ctx *ctx, struct vdev **ret,
-			 struct vm_error *reterr)
+			 struct cc_error *reterr)
 {
 	int r;
 
 	(void) ctx;
 	r = vrng_new(ret);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot create the rng device");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "cannot create the rng device: %m");
 	return 0;
 }
 
@@ -233,7 +237,7 @@ static unsigned vm_balloon_count(const struct vm_config *cfg)
  * would promise that discarded pages keep the guest's poison (or zeros).
  */
 static int vm_balloon_create(const struct vm_device_ctx *ctx, struct vdev **ret,
-			     struct vm_error *reterr)
+			     struct cc_error *reterr)
 {
 	struct balloon_map map;
 	struct vballoon_config bc = {.map = &map, .reporting = true};
@@ -243,8 +247,8 @@ static int vm_balloon_create(const struct vm_device_ctx *ctx, struct vdev **ret,
 	if (r >= 0)
 		r = vballoon_new(&bc, ret);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
-				    "cannot create the balloon device");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "cannot create the balloon device: %m");
 	return 0;
 }
 

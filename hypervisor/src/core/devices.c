@@ -119,7 +119,7 @@ unsigned vm_devices_wanted(const struct vm_config *cfg)
 	return n;
 }
 
-int vm_devices_setup(struct vm *vm, struct vm_error *reterr)
+int vm_devices_setup(struct vm *vm, struct cc_error *reterr)
 {
 	for (const struct vm_device_desc *desc = vm_device_table; desc->name; desc++) {
 		unsigned n = desc->count(&vm->cfg);
@@ -135,13 +135,15 @@ int vm_devices_setup(struct vm *vm, struct vm_error *reterr)
 				return r;
 			r = vm_device_attach(vm, desc->name, dev);
 			if (r == -E2BIG)
-				return vm_error_set(reterr, VMM_EXIT_USAGE, 0,
-						    "kernel command line too long for the %s "
-						    "device (max %zu bytes)",
-						    desc->name, sizeof(vm->cmdline) - 1);
+				return cc_error_set_status(
+					reterr, VMM_EXIT_USAGE, EINVAL,
+					"kernel command line too long for the %s "
+					"device (max %zu bytes)",
+					desc->name, sizeof(vm->cmdline) - 1);
 			if (r < 0)
-				return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
-						    "cannot attach the %s device", desc->name);
+				return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+							   "cannot attach the %s device: %m",
+							   desc->name);
 		}
 	}
 	return 0;

@@ -18,7 +18,7 @@ struct evloop;
 struct vdev;
 struct vm;
 struct vm_config;
-struct vm_error;
+struct cc_error;
 struct vtrans_mmio;
 
 struct vm_device {
@@ -52,7 +52,7 @@ struct vm_device_ctx {
 struct vm_device_desc {
 	const char *name;
 	unsigned (*count)(const struct vm_config *cfg);
-	int (*create)(const struct vm_device_ctx *ctx, struct vdev **ret, struct vm_error *reterr);
+	int (*create)(const struct vm_device_ctx *ctx, struct vdev **ret, struct cc_error *reterr);
 };
 
 /* The table, in device order, ended by a row with a NULL name. */
@@ -65,5 +65,5 @@ uint32_t vm_device_gsi(unsigned i);
 unsigned vm_devices_wanted(const struct vm_config *cfg);
 
 /* Create the configured devices and append their declarations to vm->cmdline. */
-int vm_devices_setup(struct vm *vm, struct vm_error *reterr);
+int vm_devices_setup(struct vm *vm, struct cc_error *reterr);
 void vm_devices_free(struct vm *vm);

@@ -110,7 +110,7 @@ static void kernel_share_now(struct vm *vm, struct kernel_pages *kp)
 		/* Before the vCPUs run again: none may touch the lost page. */
 		vm_request_stop(vm, VMM_EXIT_FAILURE, EIO,
 				"kernel page sharing lost a page of the kernel it could not map "
-				"again");
+				"again: %m");
 	vm_vcpus_resume(vm);
 	if (r < 0)
 		log_debug_errno(r, "kernel pages: sharing stopped early: %m");
@@ -156,7 +156,7 @@ static void kernel_share_ram_advise(const struct vm *vm, int advice)
  * or, for a directory, the file opened there and a filler of its own started.
  */
 static int kernel_share_fds(struct vm *vm, int fd, int *ret_ro, int *ret_chan,
-			    struct vm_error *reterr)
+			    struct cc_error *reterr)
 {
 	char path[PATH_MAX];
 	int r;
@@ -168,15 +168,15 @@ static int kernel_share_fds(struct vm *vm, int fd, int *ret_ro, int *ret_chan,
 		*ret_chan = TAKE_FD(vm->cfg.kernel_pages_chan_fd);
 		if (fcntl(*ret_ro, F_SETFD, FD_CLOEXEC) < 0 ||
 		    fcntl(*ret_chan, F_SETFD, FD_CLOEXEC) < 0)
-			return vm_error_set(reterr, VMM_EXIT_USAGE, errno,
-					    "--share-kernel-pages-fd: not open fds");
+			return cc_error_set_status(reterr, VMM_EXIT_USAGE, errno,
+						   "--share-kernel-pages-fd: not open fds: %m");
 		return 0;
 	}
 	r = kernel_pages_file_path(vm->cfg.kernel_pages_dir, fd, path, sizeof(path));
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_USAGE, r,
-				    "--share-kernel-pages: cannot name the file in '%s'",
-				    vm->cfg.kernel_pages_dir);
+		return cc_error_set_status(reterr, VMM_EXIT_USAGE, r,
+					   "--share-kernel-pages: cannot name the file in '%s': %m",
+					   vm->cfg.kernel_pages_dir);
 	/* The filler is forked from this process, whose guest RAM must not go with it: while the
 	 * filler held them, each page the guest wrote before would be copied at its next write
 	 * (and the filler never touches guest memory). */
@@ -185,12 +185,13 @@ static int kernel_share_fds(struct vm *vm, int fd, int *ret_ro, int *ret_chan,
 				      ret_chan);
 	kernel_share_ram_advise(vm, MADV_DOFORK);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
-				    "cannot open the shared kernel pages file '%s'", path);
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "cannot open the shared kernel pages file '%s': %m",
+					   path);
 	return 0;
 }
 
-int vm_kernel_share_setup(struct vm *vm, int fd, struct vm_error *reterr)
+int vm_kernel_share_setup(struct vm *vm, int fd, struct cc_error *reterr)
 {
 	_cleanup_close_ int ro = -1, chan = -1;
 	struct vm_kernel_share *ks;
@@ -208,7 +209,7 @@ int vm_kernel_share_setup(struct vm *vm, int fd, struct vm_error *reterr)
 	}
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, ENOMEM, "out of memory");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, ENOMEM, "out of memory: %m");
 	ks->timer_fd = -1;
 	atomic_init(&ks->late, -1);
 	vm->kernel_share = ks;
@@ -217,18 +218,18 @@ int vm_kernel_share_setup(struct vm *vm, int fd, struct vm_error *reterr)
 		return r;
 	r = kernel_pages_open(TAKE_FD(ro), TAKE_FD(chan), fd, vm->cfg.ksm, &ks->kp);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
-				    "cannot use the shared kernel pages file");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "cannot use the shared kernel pages file: %m");
 	ks->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (ks->timer_fd < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, errno,
-				    "kernel pages: cannot create a timer");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, errno,
+					   "kernel pages: cannot create a timer: %m");
 	r = evloop_timer_once(ks->timer_fd, VM_KERNEL_SHARE_DEADLINE_MS);
 	if (r >= 0)
 		r = evloop_add(vm->loop, ks->timer_fd, EPOLLIN, kernel_share_cb, vm);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
-				    "kernel pages: cannot arm the timer");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "kernel pages: cannot arm the timer: %m");
 	vm->markers.notify = kernel_share_marker;
 	vm->markers.notify_opaque = ks;
 	return 0;

@@ -69,7 +69,7 @@ int kernel_smap_undo(const uint8_t *file, size_t len, const struct kernel_image 
 	return 0;
 }
 
-int vm_kernel_smap_fixup(struct vm *vm, int fd, uint64_t file_size, struct vm_error *reterr)
+int vm_kernel_smap_fixup(struct vm *vm, int fd, uint64_t file_size, struct cc_error *reterr)
 {
 	const char *msg = NULL;
 	unsigned n = 0;
@@ -80,16 +80,16 @@ int vm_kernel_smap_fixup(struct vm *vm, int fd, uint64_t file_size, struct vm_er
 		return 0;
 	p = mmap(NULL, file_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (p == MAP_FAILED)
-		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, errno, "cannot map kernel '%s'",
-				    vm->cfg.kernel_path);
+		return cc_error_set_status(reterr, VMM_EXIT_BAD_KERNEL, errno,
+					   "cannot map kernel '%s': %m", vm->cfg.kernel_path);
 	r = kernel_smap_undo(p, file_size, &vm->kernel, &vm->gm, &n, &msg);
 	(void) munmap(p, file_size);
 	if (r == -ENOEXEC)
-		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, 0, "bad kernel '%s': %s",
-				    vm->cfg.kernel_path, msg);
+		return cc_error_set_status(reterr, VMM_EXIT_BAD_KERNEL, EINVAL,
+					   "bad kernel '%s': %s", vm->cfg.kernel_path, msg);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, r,
-				    "cannot undo the kernel's pre-written SMAP sites");
+		return cc_error_set_status(reterr, VMM_EXIT_BAD_KERNEL, r,
+					   "cannot undo the kernel's pre-written SMAP sites: %m");
 	if (n)
 		log_info("no SMAP in the guest: %u pre-written clac/stac sites back to NOPs", n);
 	return 0;

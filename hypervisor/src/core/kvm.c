@@ -40,7 +40,7 @@ static const struct {
 	{KVM_CAP_IMMEDIATE_EXIT, "KVM_CAP_IMMEDIATE_EXIT"},
 };
 
-static int vm_kvm_open_dev(struct vm *vm, struct vm_error *reterr)
+static int vm_kvm_open_dev(struct vm *vm, struct cc_error *reterr)
 {
 	const char *path = vm->cfg.kvm_path ? vm->cfg.kvm_path : "/dev/kvm";
 	int r;
@@ -55,44 +55,47 @@ static int vm_kvm_open_dev(struct vm *vm, struct vm_error *reterr)
 	if (vm->kvm_fd < 0) {
 		r = -errno;
 		if (r == -EBUSY || r == -EAGAIN)
-			return vm_error_set(reterr, VMM_EXIT_KVM_BUSY, r, "%s is busy", path);
-		return vm_error_set(reterr, VMM_EXIT_NO_KVM, r, "cannot open %s", path);
+			return cc_error_set_status(reterr, VMM_EXIT_KVM_BUSY, r, "%s is busy: %m",
+						   path);
+		return cc_error_set_status(reterr, VMM_EXIT_NO_KVM, r, "cannot open %s: %m", path);
 	}
 	r = vm_kvm_ioctl(vm->kvm_fd, KVM_GET_API_VERSION, NULL);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_NO_KVM, r, "%s is not a KVM device", path);
+		return cc_error_set_status(reterr, VMM_EXIT_NO_KVM, r, "%s is not a KVM device: %m",
+					   path);
 	if (r != KVM_API_VERSION)
-		return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, EINVAL,
-				    "KVM API version %d, expected %d", r, KVM_API_VERSION);
+		return cc_error_set_status(reterr, VMM_EXIT_KVM_ERROR, EINVAL,
+					   "KVM API version %d, expected %d: %m", r,
+					   KVM_API_VERSION);
 	for (size_t i = 0; i < sizeof(vm_required_caps) / sizeof(vm_required_caps[0]); i++)
 		if (vm_kvm_ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION,
 				 (void *) (long) vm_required_caps[i].cap) <= 0)
-			return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, EOPNOTSUPP, "KVM lacks %s",
-					    vm_required_caps[i].name);
+			return cc_error_set_status(reterr, VMM_EXIT_KVM_ERROR, EOPNOTSUPP,
+						   "KVM lacks %s: %m", vm_required_caps[i].name);
 	r = vm_kvm_ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, NULL);
 	if (r <= 0)
-		return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, r < 0 ? r : EINVAL,
-				    "KVM_GET_VCPU_MMAP_SIZE failed");
+		return cc_error_set_status(reterr, VMM_EXIT_KVM_ERROR, r < 0 ? r : EINVAL,
+					   "KVM_GET_VCPU_MMAP_SIZE failed: %m");
 	vm->run_size = (size_t) r;
 	return 0;
 }
 
-static int vm_kvm_cpuid(struct vm *vm, struct vm_error *reterr)
+static int vm_kvm_cpuid(struct vm *vm, struct cc_error *reterr)
 {
 	int r;
 
 	vm->cpuid = calloc(1, sizeof(*vm->cpuid));
 	if (!vm->cpuid)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, ENOMEM, "out of memory");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, ENOMEM, "out of memory: %m");
 	vm->cpuid->nent = CPUID_MAX_ENTRIES;
 	r = vm_kvm_ioctl(vm->kvm_fd, KVM_GET_SUPPORTED_CPUID, vm->cpuid);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, r,
-				    "KVM_GET_SUPPORTED_CPUID failed");
+		return cc_error_set_status(reterr, VMM_EXIT_KVM_ERROR, r,
+					   "KVM_GET_SUPPORTED_CPUID failed: %m");
 	return 0;
 }
 
-int vm_kvm_open(struct vm *vm, struct vm_error *reterr)
+int vm_kvm_open(struct vm *vm, struct cc_error *reterr)
 {
 	uint64_t idmap = LAYOUT_KVM_IDMAP_GPA;
 	int r;
@@ -106,9 +109,10 @@ int vm_kvm_open(struct vm *vm, struct vm_error *reterr)
 	if (vm->vm_fd < 0) {
 		r = vm->vm_fd;
 		if (r == -EBUSY || r == -EAGAIN)
-			return vm_error_set(reterr, VMM_EXIT_KVM_BUSY, r,
-					    "KVM_CREATE_VM: KVM is busy");
-		return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, r, "KVM_CREATE_VM failed");
+			return cc_error_set_status(reterr, VMM_EXIT_KVM_BUSY, r,
+						   "KVM_CREATE_VM: KVM is busy: %m");
+		return cc_error_set_status(reterr, VMM_EXIT_KVM_ERROR, r,
+					   "KVM_CREATE_VM failed: %m");
 	}
 	/* KVM sets O_CLOEXEC on its fds already; keep it explicit. */
 	(void) fcntl(vm->vm_fd, F_SETFD, FD_CLOEXEC);
@@ -116,21 +120,23 @@ int vm_kvm_open(struct vm *vm, struct vm_error *reterr)
 	if (r >= 0)
 		r = vm_kvm_ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, (void *) (long) LAYOUT_KVM_TSS_GPA);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, r,
-				    "cannot set the KVM TSS address");
+		return cc_error_set_status(reterr, VMM_EXIT_KVM_ERROR, r,
+					   "cannot set the KVM TSS address: %m");
 	return vm_kvm_cpuid(vm, reterr);
 }
 
-int vm_kvm_irqchip(struct vm *vm, struct vm_error *reterr)
+int vm_kvm_irqchip(struct vm *vm, struct cc_error *reterr)
 {
 	struct kvm_pit_config pit = {.flags = KVM_PIT_SPEAKER_DUMMY};
 	int r;
 
 	r = vm_kvm_ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, NULL);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, r, "KVM_CREATE_IRQCHIP failed");
+		return cc_error_set_status(reterr, VMM_EXIT_KVM_ERROR, r,
+					   "KVM_CREATE_IRQCHIP failed: %m");
 	r = vm_kvm_ioctl(vm->vm_fd, KVM_CREATE_PIT2, &pit);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, r, "KVM_CREATE_PIT2 failed");
+		return cc_error_set_status(reterr, VMM_EXIT_KVM_ERROR, r,
+					   "KVM_CREATE_PIT2 failed: %m");
 	return 0;
 }

@@ -45,7 +45,7 @@ static void vm_ram_advise(struct vm *vm)
 		(void) madvise(vm->ram_hva, vm->ram_map_size, MADV_NOHUGEPAGE);
 }
 
-int vm_memory_setup(struct vm *vm, struct vm_error *reterr)
+int vm_memory_setup(struct vm *vm, struct cc_error *reterr)
 {
 	uint64_t mem = vm->cfg.mem_mib << 20;
 	void *p;
@@ -58,9 +58,9 @@ int vm_memory_setup(struct vm *vm, struct vm_error *reterr)
 	p = mmap(NULL, mem, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
 		 0);
 	if (p == MAP_FAILED)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, errno,
-				    "cannot reserve %llu MiB of guest RAM",
-				    (unsigned long long) vm->cfg.mem_mib);
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, errno,
+					   "cannot reserve %llu MiB of guest RAM: %m",
+					   (unsigned long long) vm->cfg.mem_mib);
 	vm->ram_hva = p;
 	vm_ram_advise(vm);
 	r = gmem_add_region(&vm->gm, 0, vm->low_size, vm->ram_hva, 0);
@@ -68,7 +68,8 @@ int vm_memory_setup(struct vm *vm, struct vm_error *reterr)
 		r = gmem_add_region(&vm->gm, LAYOUT_4G, vm->high_size,
 				    (uint8_t *) vm->ram_hva + vm->low_size, 0);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot register guest RAM");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "cannot register guest RAM: %m");
 	return 0;
 }
 
@@ -90,7 +91,7 @@ static int vm_ram_slots_add(struct vm *vm, uint64_t gpa, uint64_t size, void *hv
 	return 0;
 }
 
-static int vm_kernel_read(struct vm *vm, int fd, uint64_t file_size, struct vm_error *reterr)
+static int vm_kernel_read(struct vm *vm, int fd, uint64_t file_size, struct cc_error *reterr)
 {
 	_cleanup_free_ uint8_t *buf = NULL;
 	const char *msg = NULL;
@@ -99,19 +100,19 @@ static int vm_kernel_read(struct vm *vm, int fd, uint64_t file_size, struct vm_e
 
 	buf = malloc(KERNEL_HEADER_READ);
 	if (!buf)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, ENOMEM, "out of memory");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, ENOMEM, "out of memory: %m");
 	n = pread(fd, buf, KERNEL_HEADER_READ, 0);
 	if (n < 0)
-		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, errno, "cannot read kernel '%s'",
-				    vm->cfg.kernel_path);
+		return cc_error_set_status(reterr, VMM_EXIT_BAD_KERNEL, errno,
+					   "cannot read kernel '%s': %m", vm->cfg.kernel_path);
 	r = kernel_parse(buf, (size_t) n, file_size, &vm->kernel, &msg);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, 0, "bad kernel '%s': %s",
-				    vm->cfg.kernel_path, msg);
+		return cc_error_set_status(reterr, VMM_EXIT_BAD_KERNEL, EINVAL,
+					   "bad kernel '%s': %s", vm->cfg.kernel_path, msg);
 	return 0;
 }
 
-int vm_kernel_setup(struct vm *vm, struct vm_error *reterr)
+int vm_kernel_setup(struct vm *vm, struct cc_error *reterr)
 {
 	struct kernel_ram ram[2], mapped[KERNEL_MAX_SEGMENTS];
 	struct memslot_range holes[KERNEL_MAX_SEGMENTS];
@@ -123,11 +124,12 @@ int vm_kernel_setup(struct vm *vm, struct vm_error *reterr)
 
 	fd = open(vm->cfg.kernel_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0)
-		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, errno, "cannot open kernel '%s'",
-				    vm->cfg.kernel_path);
+		return cc_error_set_status(reterr, VMM_EXIT_BAD_KERNEL, errno,
+					   "cannot open kernel '%s': %m", vm->cfg.kernel_path);
 	if (!S_ISREG(st.st_mode))
-		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, 0,
-				    "bad kernel '%s': not a regular file", vm->cfg.kernel_path);
+		return cc_error_set_status(reterr, VMM_EXIT_BAD_KERNEL, EINVAL,
+					   "bad kernel '%s': not a regular file",
+					   vm->cfg.kernel_path);
 	r = vm_kernel_read(vm, fd, (uint64_t) st.st_size, reterr);
 	if (r < 0)
 		return r;
@@ -140,12 +142,12 @@ int vm_kernel_setup(struct vm *vm, struct vm_error *reterr)
 		};
 	r = kernel_check_ram(&vm->kernel, ram, n_ram, &msg);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, 0, "bad kernel '%s': %s",
-				    vm->cfg.kernel_path, msg);
+		return cc_error_set_status(reterr, VMM_EXIT_BAD_KERNEL, EINVAL,
+					   "bad kernel '%s': %s", vm->cfg.kernel_path, msg);
 	r = kernel_load(fd, &vm->kernel, ram, n_ram, mapped, &n_mapped);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_BAD_KERNEL, r, "cannot load kernel '%s'",
-				    vm->cfg.kernel_path);
+		return cc_error_set_status(reterr, VMM_EXIT_BAD_KERNEL, r,
+					   "cannot load kernel '%s': %m", vm->cfg.kernel_path);
 	r = vm_kernel_smap_fixup(vm, fd, (uint64_t) st.st_size, reterr);
 	if (r < 0)
 		return r;
@@ -169,7 +171,8 @@ int vm_kernel_setup(struct vm *vm, struct vm_error *reterr)
 	}
 	return vm_kernel_share_setup(vm, fd, reterr);
 fail:
-	return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, r, "KVM_SET_USER_MEMORY_REGION failed");
+	return cc_error_set_status(reterr, VMM_EXIT_KVM_ERROR, r,
+				   "KVM_SET_USER_MEMORY_REGION failed: %m");
 }
 
 int vm_ram_map(const struct vm *vm, bool without_kernel, struct balloon_map *ret)
@@ -186,7 +189,7 @@ int vm_ram_map(const struct vm *vm, bool without_kernel, struct balloon_map *ret
 	return r;
 }
 
-int vm_pmem_setup(struct vm *vm, struct vm_error *reterr)
+int vm_pmem_setup(struct vm *vm, struct cc_error *reterr)
 {
 	const char *path = vm->cfg.pmem_path;
 	_cleanup_close_ int fd = -1;
@@ -200,11 +203,11 @@ int vm_pmem_setup(struct vm *vm, struct vm_error *reterr)
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0)
-		return vm_error_set(reterr, VMM_EXIT_BAD_IMAGE, errno,
-				    "cannot open pmem image '%s'", path);
+		return cc_error_set_status(reterr, VMM_EXIT_BAD_IMAGE, errno,
+					   "cannot open pmem image '%s': %m", path);
 	if (!S_ISREG(st.st_mode) || st.st_size <= 0)
-		return vm_error_set(reterr, VMM_EXIT_BAD_IMAGE, 0,
-				    "pmem image '%s' is not a non-empty regular file", path);
+		return cc_error_set_status(reterr, VMM_EXIT_BAD_IMAGE, EINVAL,
+					   "pmem image '%s' is not a non-empty regular file", path);
 	file_map = ALIGN_UP((uint64_t) st.st_size, PAGE_SIZE);
 	vm->pmem_size = ALIGN_UP((uint64_t) st.st_size, LAYOUT_PMEM_SIZE_ALIGN);
 	ram_top = vm->high_size ? LAYOUT_4G + vm->high_size : LAYOUT_4G;
@@ -214,20 +217,22 @@ int vm_pmem_setup(struct vm *vm, struct vm_error *reterr)
 	p = mmap(NULL, vm->pmem_size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, errno, "cannot map pmem image");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, errno,
+					   "cannot map pmem image: %m");
 	vm->pmem_hva = p;
 	if (mmap(p, file_map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED)
-		return vm_error_set(reterr, VMM_EXIT_BAD_IMAGE, errno, "cannot map pmem image '%s'",
-				    path);
+		return cc_error_set_status(reterr, VMM_EXIT_BAD_IMAGE, errno,
+					   "cannot map pmem image '%s': %m", path);
 	if (ro_slot && vm_kvm_ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION,
 				    (void *) (long) KVM_CAP_READONLY_MEM) <= 0)
 		ro_slot = false; /* still private: the file stays untouched */
 	r = gmem_add_region(&vm->gm, vm->pmem_gpa, vm->pmem_size, p, ro_slot ? GMEM_READONLY : 0);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot register pmem");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r, "cannot register pmem: %m");
 	r = vm_memslot_add(vm, vm->pmem_gpa, vm->pmem_size, p, ro_slot);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, r, "cannot add the pmem memslot");
+		return cc_error_set_status(reterr, VMM_EXIT_KVM_ERROR, r,
+					   "cannot add the pmem memslot: %m");
 	return 0;
 }
 

@@ -101,7 +101,7 @@ static void *vcpu_thread(void *userdata)
 
 		if (r < 0) {
 			vm_request_stop(vm, VMM_EXIT_FAILURE, r,
-					"vCPU %u: cannot load its seccomp filter", vcpu->index);
+					"vCPU %u: cannot load its seccomp filter: %m", vcpu->index);
 			return NULL;
 		}
 	}
@@ -121,7 +121,7 @@ static void *vcpu_thread(void *userdata)
 		if (r < 0) {
 			if (r == -EINTR || r == -EAGAIN)
 				continue;
-			vm_request_stop(vm, VMM_EXIT_KVM_ERROR, r, "KVM_RUN failed on vCPU %u",
+			vm_request_stop(vm, VMM_EXIT_KVM_ERROR, r, "KVM_RUN failed on vCPU %u: %m",
 					vcpu->index);
 			break;
 		}

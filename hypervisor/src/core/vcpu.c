@@ -92,7 +92,7 @@ static int vcpu_setup_boot(struct vcpu *vcpu)
 	return vm_kvm_ioctl(vcpu->fd, KVM_SET_FPU, &fpu);
 }
 
-int vcpu_new(struct vm *vm, unsigned index, struct vcpu **ret, struct vm_error *reterr)
+int vcpu_new(struct vm *vm, unsigned index, struct vcpu **ret, struct cc_error *reterr)
 {
 	struct vcpu *vcpu;
 	void *p;
@@ -100,22 +100,23 @@ int vcpu_new(struct vm *vm, unsigned index, struct vcpu **ret, struct vm_error *
 
 	vcpu = calloc(1, sizeof(*vcpu));
 	if (!vcpu)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, ENOMEM, "out of memory");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, ENOMEM, "out of memory: %m");
 	vcpu->vm = vm;
 	vcpu->index = index;
 	vcpu->fd = vm_kvm_ioctl(vm->vm_fd, KVM_CREATE_VCPU, (void *) (long) index);
 	if (vcpu->fd < 0) {
 		r = vcpu->fd;
 		vcpu_free(vcpu);
-		return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, r, "KVM_CREATE_VCPU %u failed",
-				    index);
+		return cc_error_set_status(reterr, VMM_EXIT_KVM_ERROR, r,
+					   "KVM_CREATE_VCPU %u failed: %m", index);
 	}
 	(void) fcntl(vcpu->fd, F_SETFD, FD_CLOEXEC);
 	p = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu->fd, 0);
 	if (p == MAP_FAILED) {
 		r = -errno;
 		vcpu_free(vcpu);
-		return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, r, "cannot map vCPU %u", index);
+		return cc_error_set_status(reterr, VMM_EXIT_KVM_ERROR, r, "cannot map vCPU %u: %m",
+					   index);
 	}
 	vcpu->run = p;
 	r = vcpu_setup_common(vcpu);
@@ -123,7 +124,8 @@ int vcpu_new(struct vm *vm, unsigned index, struct vcpu **ret, struct vm_error *
 		r = vcpu_setup_boot(vcpu);
 	if (r < 0) {
 		vcpu_free(vcpu);
-		return vm_error_set(reterr, VMM_EXIT_KVM_ERROR, r, "cannot set up vCPU %u", index);
+		return cc_error_set_status(reterr, VMM_EXIT_KVM_ERROR, r,
+					   "cannot set up vCPU %u: %m", index);
 	}
 	*ret = vcpu;
 	return 0;

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 struct vm;
-struct vm_error;
+struct cc_error;
 
 struct vcpu {
 	struct vm *vm;
@@ -23,7 +23,7 @@ struct vcpu {
 	bool started;
 };
 
-int vcpu_new(struct vm *vm, unsigned index, struct vcpu **ret, struct vm_error *reterr);
+int vcpu_new(struct vm *vm, unsigned index, struct vcpu **ret, struct cc_error *reterr);
 struct vcpu *vcpu_free(struct vcpu *vcpu);
 int vcpu_start(struct vcpu *vcpu);
 /* Make the thread leave KVM_RUN (it then sees vm->stopping) and wait for it. */

@@ -124,10 +124,10 @@ static void vm_9p_worker_hup(void *userdata, uint32_t events)
 
 void vm_9p_worker_gone(void *userdata)
 {
-	vm_request_stop(userdata, VMM_EXIT_FAILURE, EPIPE, "the 9p worker is gone");
+	vm_request_stop(userdata, VMM_EXIT_FAILURE, EPIPE, "the 9p worker is gone: %m");
 }
 
-int vm_9p_worker_setup(struct vm *vm, struct vm_error *reterr)
+int vm_9p_worker_setup(struct vm *vm, struct cc_error *reterr)
 {
 	struct vm_9p_argv argv = {0};
 	int r;
@@ -140,11 +140,12 @@ int vm_9p_worker_setup(struct vm *vm, struct vm_error *reterr)
 		r = p9_worker_spawn(NULL, vm->cfg.n_shares, argv.v, NULL, NULL, &vm->p9_worker);
 	vm_9p_argv_done(&argv);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot start the 9p worker");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "cannot start the 9p worker: %m");
 	return 0;
 }
 
-int vm_9p_worker_ready(struct vm *vm, struct vm_error *reterr)
+int vm_9p_worker_ready(struct vm *vm, struct cc_error *reterr)
 {
 	int r;
 
@@ -152,12 +153,14 @@ int vm_9p_worker_ready(struct vm *vm, struct vm_error *reterr)
 		return 0;
 	r = p9_worker_wait(vm->p9_worker, vm->p9_results);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot start the 9p worker");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "cannot start the 9p worker: %m");
 	/* Its end, whenever it comes, ends the VM: a pod without its file systems is broken. */
 	p9_worker_on_gone(vm->p9_worker, vm_9p_worker_gone, vm);
 	r = evloop_add(vm->loop, p9_worker_fd(vm->p9_worker), EPOLLRDHUP, vm_9p_worker_hup, vm);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot watch the 9p worker");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "cannot watch the 9p worker: %m");
 	return 0;
 }
 

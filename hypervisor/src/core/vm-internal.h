@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "9p/9p-worker.h"
+#include "cc/error.h"
 #include "arch/cpuid.h"
 #include "core/devices.h"
 #include "core/evloop.h"
@@ -83,7 +84,7 @@ struct vm {
 	pthread_mutex_t stop_lock;
 	atomic_bool stopping;
 	bool stopped; /* under stop_lock */
-	struct vm_error stop;
+	struct cc_error stop;
 	atomic_bool first_run_seen;
 
 	/* Pausing the vCPUs (vcpu-pause.c): only the event-loop thread pauses, one pause at a
@@ -98,12 +99,11 @@ struct vm {
 	struct vm_kernel_share *kernel_share; /* kernel-share.c; NULL when off */
 };
 
-/* Ask every thread to stop; the first caller's status and message win. Any thread. */
+/*
+ * Ask every thread to stop; the first caller's status and message win (%m prints
+ * strerror(-err)). Any thread.
+ */
 void vm_request_stop(struct vm *vm, int status, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* Fill reterr (if not NULL) and return -abs(err). */
-int vm_error_set(struct vm_error *reterr, int status, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* vm-sandbox.c: the process part, before any vCPU thread exists; then each thread's part. */
@@ -118,8 +118,8 @@ int vm_sandbox_enter_9p(void *userdata, enum p9_worker_role role);
  * its fork copies nothing of the VM); wait for it to be ready (before the devices, so that
  * its start overlaps the VM's own setup); stop it.
  */
-int vm_9p_worker_setup(struct vm *vm, struct vm_error *reterr);
-int vm_9p_worker_ready(struct vm *vm, struct vm_error *reterr);
+int vm_9p_worker_setup(struct vm *vm, struct cc_error *reterr);
+int vm_9p_worker_ready(struct vm *vm, struct cc_error *reterr);
 void vm_9p_worker_free(struct vm *vm);
 /* The worker went away (userdata the vm): the VM stops with a failure. */
 void vm_9p_worker_gone(void *userdata);
@@ -133,14 +133,14 @@ void vm_9p_worker_gone(void *userdata);
 int vm_9p_hide_exports(struct vm *vm);
 
 /* memory.c */
-int vm_memory_setup(struct vm *vm, struct vm_error *reterr);
+int vm_memory_setup(struct vm *vm, struct cc_error *reterr);
 int vm_memslot_add(struct vm *vm, uint64_t gpa, uint64_t size, void *hva, bool readonly);
 void vm_memory_free(struct vm *vm);
-int vm_pmem_setup(struct vm *vm, struct vm_error *reterr);
-int vm_kernel_setup(struct vm *vm, struct vm_error *reterr);
+int vm_pmem_setup(struct vm *vm, struct cc_error *reterr);
+int vm_kernel_setup(struct vm *vm, struct cc_error *reterr);
 /* After kernel_load: a guest without SMAP gets NOPs back at the clac/stac sites its kernel
  * file holds pre-written (core/kernel-smap.c). */
-int vm_kernel_smap_fixup(struct vm *vm, int fd, uint64_t file_size, struct vm_error *reterr);
+int vm_kernel_smap_fixup(struct vm *vm, int fd, uint64_t file_size, struct cc_error *reterr);
 
 /* vcpu-pause.c: stop every started vCPU outside KVM_RUN and outside any MMIO handler, and let
  * them go again. vm_vcpus_pause() returns 0, or -ETIMEDOUT (a vCPU did not stop within
@@ -152,13 +152,13 @@ void vm_vcpus_resume(struct vm *vm);
 
 /* zero-sweep.c: give back the guest RAM pages the guest left all zero, on a timer
  * (cfg.zero_sweep). Setup after vm_kernel_setup; free is idempotent. */
-int vm_zero_sweep_setup(struct vm *vm, struct vm_error *reterr);
+int vm_zero_sweep_setup(struct vm *vm, struct cc_error *reterr);
 void vm_zero_sweep_free(struct vm *vm);
 
 /* kernel-share.c: the kernel's pages every VM writes alike at boot, shared between the VMs of
  * the host (cfg.kernel_pages_dir or _ro_fd). Setup by vm_kernel_setup once the kernel is
  * mapped, with the kernel file it mapped (fd); free is idempotent. */
-int vm_kernel_share_setup(struct vm *vm, int fd, struct vm_error *reterr);
+int vm_kernel_share_setup(struct vm *vm, int fd, struct cc_error *reterr);
 void vm_kernel_share_free(struct vm *vm);
 
 /* memory.c: the anonymous pieces of guest RAM (the kernel's file-mapped segments left out
@@ -166,12 +166,12 @@ void vm_kernel_share_free(struct vm *vm);
 int vm_ram_map(const struct vm *vm, bool without_kernel, struct balloon_map *ret);
 
 /* boot.c */
-int vm_boot_data_setup(struct vm *vm, struct vm_error *reterr);
+int vm_boot_data_setup(struct vm *vm, struct cc_error *reterr);
 
 /* kvm.c */
-int vm_kvm_open(struct vm *vm, struct vm_error *reterr);
+int vm_kvm_open(struct vm *vm, struct cc_error *reterr);
 /* The in-kernel irqchip and PIT (after the memslots, before the vCPUs). */
-int vm_kvm_irqchip(struct vm *vm, struct vm_error *reterr);
+int vm_kvm_irqchip(struct vm *vm, struct cc_error *reterr);
 int vm_kvm_ioctl(int fd, unsigned long req, void *arg);
 /* No retry on EINTR: for KVM_RUN, where EINTR means "kicked". */
 int vm_kvm_ioctl_once(int fd, unsigned long req);

@@ -56,33 +56,6 @@ void vm_config_init(struct vm_config *cfg)
 	};
 }
 
-_printf_(4, 0) static int vm_error_vset(struct vm_error *reterr, int status, int err,
-					const char *fmt, va_list ap)
-{
-	int n;
-
-	err = err < 0 ? -err : err;
-	if (!reterr)
-		return -(err ? err : EINVAL);
-	reterr->status = status;
-	n = vsnprintf(reterr->msg, sizeof(reterr->msg), fmt, ap);
-	if (err && n >= 0 && (size_t) n < sizeof(reterr->msg))
-		(void) snprintf(reterr->msg + n, sizeof(reterr->msg) - (size_t) n, ": %s",
-				strerror(err));
-	return -(err ? err : EINVAL);
-}
-
-int vm_error_set(struct vm_error *reterr, int status, int err, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vm_error_vset(reterr, status, err, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
 void vm_request_stop(struct vm *vm, int status, int err, const char *fmt, ...)
 {
 	va_list ap;
@@ -91,7 +64,7 @@ void vm_request_stop(struct vm *vm, int status, int err, const char *fmt, ...)
 	if (!vm->stopped) {
 		vm->stopped = true;
 		va_start(ap, fmt);
-		(void) vm_error_vset(&vm->stop, status, err, fmt, ap);
+		(void) cc_error_vset_status(&vm->stop, status, err, fmt, ap);
 		va_end(ap);
 	}
 	pthread_mutex_unlock(&vm->stop_lock);
@@ -108,28 +81,33 @@ static void vm_reset_cb(void *userdata)
 	vm_request_stop(userdata, VMM_EXIT_OK, 0, "guest reset (i8042)");
 }
 
-static int vm_check_config(const struct vm_config *cfg, struct vm_error *reterr)
+static int vm_check_config(const struct vm_config *cfg, struct cc_error *reterr)
 {
 	if (!cfg->kernel_path)
-		return vm_error_set(reterr, VMM_EXIT_USAGE, EINVAL, "no kernel given");
+		return cc_error_set_status(reterr, VMM_EXIT_USAGE, EINVAL, "no kernel given: %m");
 	if (cfg->mem_mib < VM_MIN_MEM_MIB || cfg->mem_mib > VM_MAX_MEM_MIB)
-		return vm_error_set(
-			reterr, VMM_EXIT_USAGE, EINVAL, "memory size %llu MiB out of range (%u-%u)",
-			(unsigned long long) cfg->mem_mib, VM_MIN_MEM_MIB, VM_MAX_MEM_MIB);
+		return cc_error_set_status(reterr, VMM_EXIT_USAGE, EINVAL,
+					   "memory size %llu MiB out of range (%u-%u): %m",
+					   (unsigned long long) cfg->mem_mib, VM_MIN_MEM_MIB,
+					   VM_MAX_MEM_MIB);
 	if (cfg->n_cpus < 1 || cfg->n_cpus > VM_MAX_CPUS)
-		return vm_error_set(reterr, VMM_EXIT_USAGE, EINVAL,
-				    "vCPU count %u out of range (1-%u)", cfg->n_cpus, VM_MAX_CPUS);
+		return cc_error_set_status(reterr, VMM_EXIT_USAGE, EINVAL,
+					   "vCPU count %u out of range (1-%u): %m", cfg->n_cpus,
+					   VM_MAX_CPUS);
 	if (vm_hugepages_to_string(cfg->hugepages) == NULL)
-		return vm_error_set(reterr, VMM_EXIT_USAGE, EINVAL, "bad huge page policy");
+		return cc_error_set_status(reterr, VMM_EXIT_USAGE, EINVAL,
+					   "bad huge page policy: %m");
 	if (cfg->n_shares > VM_MAX_SHARES || cfg->n_nets > VM_MAX_NETS ||
 	    cfg->n_blks > VM_MAX_BLKS ||
 	    (cfg->vsock_cid != 0 && (cfg->vsock_cid < VM_VSOCK_CID_MIN ||
 				     cfg->vsock_cid > VM_VSOCK_CID_MAX || !cfg->vsock_path)))
-		return vm_error_set(reterr, VMM_EXIT_USAGE, EINVAL, "bad device configuration");
+		return cc_error_set_status(reterr, VMM_EXIT_USAGE, EINVAL,
+					   "bad device configuration: %m");
 	if (vm_devices_wanted(cfg) > VM_MAX_DEVICES)
-		return vm_error_set(reterr, VMM_EXIT_USAGE, 0,
-				    "too many virtio devices: %u, the console included (max %d)",
-				    vm_devices_wanted(cfg), VM_MAX_DEVICES);
+		return cc_error_set_status(
+			reterr, VMM_EXIT_USAGE, EINVAL,
+			"too many virtio devices: %u, the console included (max %d)",
+			vm_devices_wanted(cfg), VM_MAX_DEVICES);
 	return 0;
 }
 
@@ -173,7 +151,7 @@ static int vm_legacy_setup(struct vm *vm)
 	return r;
 }
 
-static int vm_setup(struct vm *vm, struct vm_error *reterr)
+static int vm_setup(struct vm *vm, struct cc_error *reterr)
 {
 	int r;
 
@@ -193,15 +171,16 @@ static int vm_setup(struct vm *vm, struct vm_error *reterr)
 		return r;
 	r = vm_legacy_setup(vm);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot register legacy devices");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "cannot register legacy devices: %m");
 	r = cmdline_append(vm->cmdline, sizeof(vm->cmdline), vm->cfg.cmdline ?: "");
 	if (r == -E2BIG)
-		return vm_error_set(reterr, VMM_EXIT_USAGE, 0,
-				    "kernel command line too long (max %zu bytes)",
-				    sizeof(vm->cmdline) - 1);
+		return cc_error_set_status(reterr, VMM_EXIT_USAGE, EINVAL,
+					   "kernel command line too long (max %zu bytes)",
+					   sizeof(vm->cmdline) - 1);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_USAGE, 0,
-				    "kernel command line contains control characters");
+		return cc_error_set_status(reterr, VMM_EXIT_USAGE, EINVAL,
+					   "kernel command line contains control characters");
 	r = vm_9p_worker_ready(vm, reterr);
 	if (r >= 0)
 		r = vm_devices_setup(vm, reterr);
@@ -219,11 +198,12 @@ static int vm_setup(struct vm *vm, struct vm_error *reterr)
 		return r;
 	r = vcpu_signal_setup();
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot install the vCPU signal");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "cannot install the vCPU signal: %m");
 	return 0;
 }
 
-int vm_new(const struct vm_config *cfg, struct vm **ret, struct vm_error *reterr)
+int vm_new(const struct vm_config *cfg, struct vm **ret, struct cc_error *reterr)
 {
 	struct vm *vm;
 	uint64_t start_ns = bootmarker_now_ns();
@@ -235,7 +215,7 @@ int vm_new(const struct vm_config *cfg, struct vm **ret, struct vm_error *reterr
 		return r;
 	vm = calloc(1, sizeof(*vm));
 	if (!vm)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, ENOMEM, "out of memory");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, ENOMEM, "out of memory: %m");
 	vm->cfg = *cfg;
 	vm->kvm_fd = vm->vm_fd = vm->sig_fd = -1;
 	pthread_mutex_init(&vm->stop_lock, NULL);
@@ -243,7 +223,8 @@ int vm_new(const struct vm_config *cfg, struct vm **ret, struct vm_error *reterr
 	if (r < 0) {
 		pthread_mutex_destroy(&vm->stop_lock);
 		free(vm);
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot set up vCPU pausing");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "cannot set up vCPU pausing: %m");
 	}
 	gmem_init(&vm->gm);
 	iobus_init(&vm->pio);
@@ -253,7 +234,8 @@ int vm_new(const struct vm_config *cfg, struct vm **ret, struct vm_error *reterr
 	r = evloop_new(&vm->loop);
 	if (r < 0) {
 		vm_free(vm);
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot create the event loop");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "cannot create the event loop: %m");
 	}
 	r = vm_setup(vm, reterr);
 	if (r < 0) {
@@ -284,23 +266,24 @@ static int vm_run_threads(struct vm *vm)
 	if (vm->cfg.sandbox) {
 		r = vm_sandbox_enter(vm);
 		if (r < 0)
-			vm_request_stop(vm, VMM_EXIT_FAILURE, r, "cannot enter the sandbox");
+			vm_request_stop(vm, VMM_EXIT_FAILURE, r, "cannot enter the sandbox: %m");
 	}
 	for (unsigned i = 0; r >= 0 && i < vm->n_vcpus; i++) {
 		r = vcpu_start(vm->vcpus[i]);
 		if (r < 0)
-			vm_request_stop(vm, VMM_EXIT_FAILURE, r, "cannot start the vCPU threads");
+			vm_request_stop(vm, VMM_EXIT_FAILURE, r,
+					"cannot start the vCPU threads: %m");
 	}
 	if (r >= 0 && vm->cfg.sandbox) {
 		r = vm_sandbox_enter_thread(vm, false);
 		if (r < 0)
 			vm_request_stop(vm, VMM_EXIT_FAILURE, r,
-					"cannot load the main thread's seccomp filter");
+					"cannot load the main thread's seccomp filter: %m");
 	}
 	if (r >= 0)
 		r = evloop_run(vm->loop);
 	if (r < 0)
-		vm_request_stop(vm, VMM_EXIT_FAILURE, r, "event loop failed");
+		vm_request_stop(vm, VMM_EXIT_FAILURE, r, "event loop failed: %m");
 	atomic_store(&vm->stopping, true);
 	for (unsigned i = 0; i < vm->n_vcpus; i++)
 		vcpu_kick(vm->vcpus[i]);
@@ -309,18 +292,18 @@ static int vm_run_threads(struct vm *vm)
 	return 0;
 }
 
-int vm_run(struct vm *vm, struct vm_error *reterr)
+int vm_run(struct vm *vm, struct vm_exit *ret_exit, struct cc_error *reterr)
 {
 	sigset_t mask, old;
 	int r;
 
-	assert_return(vm && reterr, -EINVAL);
+	assert_return(vm && ret_exit, -EINVAL);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	r = -pthread_sigmask(SIG_BLOCK, &mask, &old);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot block signals");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r, "cannot block signals: %m");
 	vm->sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (vm->sig_fd < 0)
 		r = -errno;
@@ -329,7 +312,7 @@ int vm_run(struct vm *vm, struct vm_error *reterr)
 	if (r >= 0)
 		r = vm_run_threads(vm);
 	else
-		(void) vm_error_set(reterr, VMM_EXIT_FAILURE, r, "cannot watch signals");
+		(void) cc_error_set_status(reterr, VMM_EXIT_FAILURE, r, "cannot watch signals: %m");
 	if (vm->sig_fd >= 0) {
 		(void) evloop_remove(vm->loop, vm->sig_fd);
 		vm->sig_fd = safe_close(vm->sig_fd);
@@ -337,10 +320,14 @@ int vm_run(struct vm *vm, struct vm_error *reterr)
 	(void) pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r < 0)
 		return r;
-	*reterr = vm->stop;
-	if (vm->stop.status == VMM_EXIT_OK || vm->stop.status > VMM_EXIT_SIGNAL_BASE)
+	if (vm->stop.status == VMM_EXIT_OK || vm->stop.status > VMM_EXIT_SIGNAL_BASE) {
+		ret_exit->status = vm->stop.status;
+		(void) snprintf(ret_exit->reason, sizeof(ret_exit->reason), "%s", vm->stop.msg);
 		return 0;
-	return -EIO;
+	}
+	if (reterr)
+		*reterr = vm->stop;
+	return vm->stop.code;
 }
 
 struct vm *vm_free(struct vm *vm)

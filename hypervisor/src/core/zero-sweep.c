@@ -121,7 +121,7 @@ static int zero_sweep_slice(struct vm *vm, struct vm_zero_sweep *zs)
 	if (res.page_lost) {
 		/* Before the vCPUs run again: none may touch the lost page. */
 		vm_request_stop(vm, VMM_EXIT_FAILURE, -r,
-				"page merging lost a guest RAM page it could not map again");
+				"page merging lost a guest RAM page it could not map again: %m");
 		vm_vcpus_resume(vm);
 		return r;
 	}
@@ -173,49 +173,50 @@ static void zero_sweep_cb(void *userdata, uint32_t events)
 		log_debug_errno(r, "zero sweep: cannot re-arm the timer, no more sweeps: %m");
 }
 
-int vm_zero_sweep_setup(struct vm *vm, struct vm_error *reterr)
+int vm_zero_sweep_setup(struct vm *vm, struct cc_error *reterr)
 {
 	struct vm_zero_sweep *zs;
 	unsigned first;
 	int r;
 
 	if (vm->cfg.merge_pages && !vm->cfg.zero_sweep)
-		return vm_error_set(reterr, VMM_EXIT_USAGE, 0,
-				    "--merge-pages runs in the zero sweep: it needs --zero-sweep");
+		return cc_error_set_status(
+			reterr, VMM_EXIT_USAGE, EINVAL,
+			"--merge-pages runs in the zero sweep: it needs --zero-sweep");
 	if (!vm->cfg.zero_sweep)
 		return 0;
 	if (vm->cfg.hugepages != VM_HUGEPAGES_OFF)
-		return vm_error_set(
-			reterr, VMM_EXIT_USAGE, 0,
+		return cc_error_set_status(
+			reterr, VMM_EXIT_USAGE, EINVAL,
 			"--zero-sweep would split huge pages: it needs --hugepages off");
 	zs = calloc(1, sizeof(*zs));
 	if (!zs)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, ENOMEM, "out of memory");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, ENOMEM, "out of memory: %m");
 	zs->timer_fd = -1;
 	vm->zero_sweep = zs;
 	r = vm_ram_map(vm, true, &zs->map);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
-				    "zero sweep: cannot map guest RAM");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "zero sweep: cannot map guest RAM: %m");
 	if (vm->cfg.merge_pages) {
 		r = same_pages_new(vm->ram_hva, vm->ram_map_size, VM_MERGE_MAX_PAGES, vm->cfg.ksm,
 				   &zs->merge);
 		if (r < 0)
-			return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
-					    "page merging: cannot set up its patterns");
+			return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+						   "page merging: cannot set up its patterns: %m");
 	}
 	zs->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (zs->timer_fd < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, errno,
-				    "zero sweep: cannot create its timer");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, errno,
+					   "zero sweep: cannot create its timer: %m");
 	first = vm->cfg.zero_sweep_ms ? vm->cfg.zero_sweep_ms : VM_ZERO_SWEEP_FIRST_MS;
 	zs->next_ms = vm->cfg.zero_sweep_ms ? vm->cfg.zero_sweep_ms : first * 2;
 	r = evloop_timer_once(zs->timer_fd, first);
 	if (r >= 0)
 		r = evloop_add(vm->loop, zs->timer_fd, EPOLLIN, zero_sweep_cb, vm);
 	if (r < 0)
-		return vm_error_set(reterr, VMM_EXIT_FAILURE, r,
-				    "zero sweep: cannot arm its timer");
+		return cc_error_set_status(reterr, VMM_EXIT_FAILURE, r,
+					   "zero sweep: cannot arm its timer: %m");
 	return 0;
 }
 

@@ -34,10 +34,10 @@ struct image_manifest {
  * -E2BIG: a string or array over its limit, -ENOMEM) and fills *reterr_error if non-NULL.
  */
 int image_manifest_parse(const char *buf, size_t len, struct image_manifest **ret,
-			 struct manifest_error *reterr_error);
+			 struct cc_error *reterr_error);
 /* Same, from a file (read with a MANIFEST_SIZE_MAX cap; I/O errors are returned as-is). */
 int image_manifest_load(const char *path, struct image_manifest **ret,
-			struct manifest_error *reterr_error);
+			struct cc_error *reterr_error);
 /* Normalized JSON (fixed key order, defaults spelled out, pretty printed); free() it. */
 int image_manifest_to_json(const struct image_manifest *m, char **ret);
 

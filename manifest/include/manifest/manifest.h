@@ -19,14 +19,13 @@ enum manifest_kind {
  * with -EINVAL and path "acKind" when it is missing or neither "ImageManifest" nor "PodManifest".
  */
 int manifest_detect_kind(const char *buf, size_t len, enum manifest_kind *ret,
-			 struct manifest_error *reterr_error);
+			 struct cc_error *reterr_error);
 
 /*
  * Validate a document of either kind; on success *ret_kind is its kind. Same errors as the
  * parsers.
  */
 int manifest_validate(const char *buf, size_t len, enum manifest_kind *ret_kind,
-		      struct manifest_error *reterr_error);
+		      struct cc_error *reterr_error);
 /* Validate and print as normalized JSON (free() *ret). */
-int manifest_normalize(const char *buf, size_t len, char **ret,
-		       struct manifest_error *reterr_error);
+int manifest_normalize(const char *buf, size_t len, char **ret, struct cc_error *reterr_error);

@@ -56,9 +56,8 @@ struct pod_manifest {
 
 /* See image_manifest_parse() for the error convention. */
 int pod_manifest_parse(const char *buf, size_t len, struct pod_manifest **ret,
-		       struct manifest_error *reterr_error);
-int pod_manifest_load(const char *path, struct pod_manifest **ret,
-		      struct manifest_error *reterr_error);
+		       struct cc_error *reterr_error);
+int pod_manifest_load(const char *path, struct pod_manifest **ret, struct cc_error *reterr_error);
 int pod_manifest_to_json(const struct pod_manifest *m, char **ret);
 
 struct pod_manifest *pod_manifest_free(struct pod_manifest *m);

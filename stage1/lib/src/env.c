@@ -63,7 +63,7 @@ static void assign(struct strbuf *b, const char *name, const char *value)
 }
 
 int app_env_format(const char *app_name, const struct manifest_kv_list *app_env,
-		   const char *metadata_url, char **ret, struct stage1_warnings *warnings)
+		   const char *metadata_url, char **ret, struct cc_warnings *warnings)
 {
 	struct strbuf b = {};
 	const char *path = STAGE1_ACE_PATH, *container = STAGE1_CONTAINER;
@@ -92,22 +92,21 @@ int app_env_format(const char *app_name, const struct manifest_kv_list *app_env,
 		if (!kv->name || !kv->value)
 			continue;
 		if (streq(kv->name, "AC_APP_NAME") || streq(kv->name, "AC_METADATA_URL")) {
-			r = stage1_warnings_add(warnings,
-						"app %s: environment variable %s is set by the "
-						"executor; the app's value is ignored",
-						app_name, kv->name);
+			r = cc_warnings_add(warnings,
+					    "app %s: environment variable %s is set by the "
+					    "executor; the app's value is ignored",
+					    app_name, kv->name);
 		} else if (!env_name_ok(kv->name)) {
-			r = stage1_warnings_add(warnings,
-						"app %s: environment variable '%.128s' is ignored: "
-						"systemd only accepts names of [A-Za-z0-9_]",
-						app_name, kv->name);
+			r = cc_warnings_add(warnings,
+					    "app %s: environment variable '%.128s' is ignored: "
+					    "systemd only accepts names of [A-Za-z0-9_]",
+					    app_name, kv->name);
 		} else if (!env_value_ok(kv->value)) {
-			r = stage1_warnings_add(
-				warnings,
-				"app %s: environment variable %s is ignored: its "
-				"value has control characters (only tab and newline "
-				"can be passed)",
-				app_name, kv->name);
+			r = cc_warnings_add(warnings,
+					    "app %s: environment variable %s is ignored: its "
+					    "value has control characters (only tab and newline "
+					    "can be passed)",
+					    app_name, kv->name);
 		} else {
 			if (!streq(kv->name, "PATH") && !streq(kv->name, "container"))
 				assign(&b, kv->name, kv->value);

@@ -40,13 +40,13 @@ const char *flag_printable(const char *arg, char *buf, size_t size)
 	return buf;
 }
 
-int flag_uuid(const char *arg, char out[STAGE1_UUID_STRING_MAX], struct stage1_error *reterr)
+int flag_uuid(const char *arg, char out[STAGE1_UUID_STRING_MAX], struct cc_error *reterr)
 {
 	char p[80];
 
 	if (!stage1_uuid_is_valid(arg))
-		return stage1_error_set(reterr, -EINVAL, "'%s' is not a valid pod UUID",
-					flag_printable(arg, p, sizeof(p)));
+		return cc_error_set(reterr, -EINVAL, "'%s' is not a valid pod UUID",
+				    flag_printable(arg, p, sizeof(p)));
 	memcpy(out, arg, STAGE1_UUID_STRING_MAX);
 	return 0;
 }
@@ -67,7 +67,7 @@ static int parse_u32(const char *s, uint32_t *ret)
 	return 0;
 }
 
-static int parse_private_users(const char *v, struct run_flags *f, struct stage1_error *reterr)
+static int parse_private_users(const char *v, struct run_flags *f, struct cc_error *reterr)
 {
 	char buf[32], p[80];
 	const char *colon = strchr(v, ':');
@@ -85,30 +85,30 @@ static int parse_private_users(const char *v, struct run_flags *f, struct stage1
 	f->private_users = true;
 	return 0;
 bad:
-	return stage1_error_set(reterr, -EINVAL,
-				"--private-users=%s: expected <uid base>:<count>, both positive",
-				flag_printable(v, p, sizeof(p)));
+	return cc_error_set(reterr, -EINVAL,
+			    "--private-users=%s: expected <uid base>:<count>, both positive",
+			    flag_printable(v, p, sizeof(p)));
 }
 
-static int parse_mds_token(const char *v, struct run_flags *f, struct stage1_error *reterr)
+static int parse_mds_token(const char *v, struct run_flags *f, struct cc_error *reterr)
 {
 	size_t n = strlen(v);
 
 	if (n == 0 || n > MDS_TOKEN_MAX)
-		return stage1_error_set(reterr, -EINVAL, "--mds-token: expected 1 to %d characters",
-					MDS_TOKEN_MAX);
+		return cc_error_set(reterr, -EINVAL, "--mds-token: expected 1 to %d characters",
+				    MDS_TOKEN_MAX);
 	for (size_t i = 0; i < n; i++) {
 		char c = v[i];
 
 		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
-			return stage1_error_set(reterr, -EINVAL,
-						"--mds-token: only letters and digits are allowed");
+			return cc_error_set(reterr, -EINVAL,
+					    "--mds-token: only letters and digits are allowed");
 	}
 	f->mds_token = v;
 	return 0;
 }
 
-static int parse_dns_conf_mode(const char *v, struct run_flags *f, struct stage1_error *reterr)
+static int parse_dns_conf_mode(const char *v, struct run_flags *f, struct cc_error *reterr)
 {
 	static const char *const resolv[_DNS_RESOLV_MAX] = {
 		[DNS_RESOLV_DEFAULT] = "default",
@@ -162,13 +162,13 @@ static int parse_dns_conf_mode(const char *v, struct run_flags *f, struct stage1
 	}
 	return 0;
 bad:
-	return stage1_error_set(reterr, -EINVAL,
-				"--dns-conf-mode=%s: expected resolv=<host|stage0|none|default>,"
-				"hosts=<host|stage0|default>",
-				flag_printable(v, pr, sizeof(pr)));
+	return cc_error_set(reterr, -EINVAL,
+			    "--dns-conf-mode=%s: expected resolv=<host|stage0|none|default>,"
+			    "hosts=<host|stage0|default>",
+			    flag_printable(v, pr, sizeof(pr)));
 }
 
-static int parse_ipc(const char *v, struct run_flags *f, struct stage1_error *reterr)
+static int parse_ipc(const char *v, struct run_flags *f, struct cc_error *reterr)
 {
 	char p[80];
 
@@ -177,8 +177,8 @@ static int parse_ipc(const char *v, struct run_flags *f, struct stage1_error *re
 			f->ipc = (enum ipc_mode) i;
 			return 0;
 		}
-	return stage1_error_set(reterr, -EINVAL, "--ipc=%s: expected auto, private or parent",
-				flag_printable(v, p, sizeof(p)));
+	return cc_error_set(reterr, -EINVAL, "--ipc=%s: expected auto, private or parent",
+			    flag_printable(v, p, sizeof(p)));
 }
 
 enum run_flag {
@@ -218,7 +218,7 @@ static const struct {
 };
 
 static int run_flag_apply(enum run_flag k, const char *v, struct run_flags *f,
-			  struct stage1_error *reterr)
+			  struct cc_error *reterr)
 {
 	char p[80];
 
@@ -228,7 +228,7 @@ static int run_flag_apply(enum run_flag k, const char *v, struct run_flags *f,
 		return 0;
 	case RF_NET:
 		if (*v == '\0' || strlen(v) > 4096)
-			return stage1_error_set(reterr, -EINVAL, "--net: expected a value");
+			return cc_error_set(reterr, -EINVAL, "--net: expected a value");
 		f->net = v;
 		return 0;
 	case RF_INTERACTIVE:
@@ -240,18 +240,18 @@ static int run_flag_apply(enum run_flag k, const char *v, struct run_flags *f,
 		return parse_mds_token(v, f, reterr);
 	case RF_LOCAL_CONFIG:
 		if (v[0] != '/' || strlen(v) >= LOCAL_CONFIG_MAX)
-			return stage1_error_set(reterr, -EINVAL,
-						"--local-config=%s: expected an absolute path",
-						flag_printable(v, p, sizeof(p)));
+			return cc_error_set(reterr, -EINVAL,
+					    "--local-config=%s: expected an absolute path",
+					    flag_printable(v, p, sizeof(p)));
 		f->local_config = v;
 		return 0;
 	case RF_HOSTNAME:
 		if (!stage1_hostname_is_valid(v))
-			return stage1_error_set(reterr, -EINVAL,
-						"--hostname=%s: not a valid host name (1-64 of "
-						"[A-Za-z0-9.-], labels not starting or ending "
-						"with '-')",
-						flag_printable(v, p, sizeof(p)));
+			return cc_error_set(reterr, -EINVAL,
+					    "--hostname=%s: not a valid host name (1-64 of "
+					    "[A-Za-z0-9.-], labels not starting or ending "
+					    "with '-')",
+					    flag_printable(v, p, sizeof(p)));
 		f->hostname = v;
 		return 0;
 	case RF_DNS_CONF_MODE:
@@ -271,11 +271,11 @@ static int run_flag_apply(enum run_flag k, const char *v, struct run_flags *f,
 	case RF_IPC:
 		return parse_ipc(v, f, reterr);
 	default:
-		return stage1_error_set(reterr, -EINVAL, "internal error: unknown flag");
+		return cc_error_set(reterr, -EINVAL, "internal error: unknown flag");
 	}
 }
 
-int run_flags_parse(int argc, char *const *argv, struct run_flags *ret, struct stage1_error *reterr)
+int run_flags_parse(int argc, char *const *argv, struct run_flags *ret, struct cc_error *reterr)
 {
 	struct run_flags f = {
 		.net = "default",
@@ -295,52 +295,51 @@ int run_flags_parse(int argc, char *const *argv, struct run_flags *ret, struct s
 		int k;
 
 		if (!a)
-			return stage1_error_set(reterr, -EINVAL, "NULL argument");
+			return cc_error_set(reterr, -EINVAL, "NULL argument");
 		if (a[0] != '-' || a[1] != '-' || a[2] == '\0') {
 			if (a[0] == '-')
-				return stage1_error_set(reterr, -EINVAL, "unknown flag '%s'",
-							flag_printable(a, p, sizeof(p)));
+				return cc_error_set(reterr, -EINVAL, "unknown flag '%s'",
+						    flag_printable(a, p, sizeof(p)));
 			if (uuid)
-				return stage1_error_set(reterr, -EINVAL,
-							"unexpected argument '%s' (the pod UUID "
-							"must be the last and only positional)",
-							flag_printable(a, p, sizeof(p)));
+				return cc_error_set(reterr, -EINVAL,
+						    "unexpected argument '%s' (the pod UUID "
+						    "must be the last and only positional)",
+						    flag_printable(a, p, sizeof(p)));
 			uuid = a;
 			continue;
 		}
 		if (uuid)
-			return stage1_error_set(reterr, -EINVAL,
-						"flag '%s' after the pod UUID (it must come last)",
-						flag_printable(a, p, sizeof(p)));
+			return cc_error_set(reterr, -EINVAL,
+					    "flag '%s' after the pod UUID (it must come last)",
+					    flag_printable(a, p, sizeof(p)));
 		for (k = 0; k < _RF_MAX; k++)
 			if (flag_is(a, run_flag_table[k].name))
 				break;
 		if (k == _RF_MAX)
-			return stage1_error_set(reterr, -EINVAL, "unknown flag '%s'",
-						flag_printable(a, p, sizeof(p)));
+			return cc_error_set(reterr, -EINVAL, "unknown flag '%s'",
+					    flag_printable(a, p, sizeof(p)));
 		if (seen[k])
-			return stage1_error_set(reterr, -EINVAL, "%s given twice",
-						run_flag_table[k].name);
+			return cc_error_set(reterr, -EINVAL, "%s given twice",
+					    run_flag_table[k].name);
 		seen[k] = true;
 		if (run_flag_table[k].has_value) {
 			const char *v = flag_value(a, run_flag_table[k].name);
 
 			if (!v)
-				return stage1_error_set(reterr, -EINVAL, "%s: expected %s=<value>",
-							run_flag_table[k].name,
-							run_flag_table[k].name);
+				return cc_error_set(reterr, -EINVAL, "%s: expected %s=<value>",
+						    run_flag_table[k].name, run_flag_table[k].name);
 			r = run_flag_apply((enum run_flag) k, v, &f, reterr);
 		} else {
 			if (!streq(a, run_flag_table[k].name))
-				return stage1_error_set(reterr, -EINVAL, "%s takes no value",
-							run_flag_table[k].name);
+				return cc_error_set(reterr, -EINVAL, "%s takes no value",
+						    run_flag_table[k].name);
 			r = run_flag_apply((enum run_flag) k, NULL, &f, reterr);
 		}
 		if (r < 0)
 			return r;
 	}
 	if (!uuid)
-		return stage1_error_set(reterr, -EINVAL, "missing the pod UUID (last argument)");
+		return cc_error_set(reterr, -EINVAL, "missing the pod UUID (last argument)");
 	r = flag_uuid(uuid, f.uuid, reterr);
 	if (r < 0)
 		return r;
@@ -353,21 +352,21 @@ bool run_flags_net_is_none(const struct run_flags *f)
 	return f && f->net && streq(f->net, "none");
 }
 
-int run_flags_check_supported(const struct run_flags *f, struct stage1_error *reterr)
+int run_flags_check_supported(const struct run_flags *f, struct cc_error *reterr)
 {
 	assert_return(f, -EINVAL);
 	/* --net is checked by the network selection (stage1/net: `host` is refused there). */
 	if (f->private_users)
-		return stage1_error_set(reterr, -EOPNOTSUPP,
-					"--private-users: user namespaces are not supported by "
-					"this stage1 (each pod is a VM)");
+		return cc_error_set(reterr, -EOPNOTSUPP,
+				    "--private-users: user namespaces are not supported by "
+				    "this stage1 (each pod is a VM)");
 	if (f->ipc == IPC_MODE_PARENT)
-		return stage1_error_set(reterr, -EOPNOTSUPP,
-					"--ipc=parent: a pod VM cannot share the host's IPC "
-					"namespace");
+		return cc_error_set(reterr, -EOPNOTSUPP,
+				    "--ipc=parent: a pod VM cannot share the host's IPC "
+				    "namespace");
 	if (f->mutable_pod)
-		return stage1_error_set(reterr, -EOPNOTSUPP,
-					"--mutable: mutable pods (rkt app sandbox) are not "
-					"supported by this stage1");
+		return cc_error_set(reterr, -EOPNOTSUPP,
+				    "--mutable: mutable pods (rkt app sandbox) are not "
+				    "supported by this stage1");
 	return 0;
 }

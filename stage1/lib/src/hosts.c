@@ -32,7 +32,7 @@ static int text_check(const char *buf, size_t len)
 }
 
 static int read_stage1_file(int stage1_rootfs_fd, const char *path, const char *mode, char **ret,
-			    struct stage1_error *reterr)
+			    struct cc_error *reterr)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
@@ -42,15 +42,15 @@ static int read_stage1_file(int stage1_rootfs_fd, const char *path, const char *
 	if (r >= 0)
 		r = text_check(buf, len);
 	if (r < 0)
-		return stage1_error_set(reterr, r,
-					"--dns-conf-mode %s: cannot read stage1/rootfs/%s: %s",
-					mode, path, strerror(-r));
+		return cc_error_set(reterr, r,
+				    "--dns-conf-mode %s: cannot read stage1/rootfs/%s: %s", mode,
+				    path, strerror(-r));
 	*ret = TAKE_PTR(buf);
 	return 0;
 }
 
 static int read_host_file(int host_etc_fd, const char *name, const char *mode, char **ret,
-			  struct stage1_error *reterr)
+			  struct cc_error *reterr)
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_close_ int fd = -1;
@@ -70,15 +70,15 @@ static int read_host_file(int host_etc_fd, const char *name, const char *mode, c
 	if (r >= 0)
 		r = text_check(buf, len);
 	if (r < 0)
-		return stage1_error_set(reterr, r,
-					"--dns-conf-mode %s: cannot read the host's /etc/%s: %s",
-					mode, name, strerror(-r));
+		return cc_error_set(reterr, r,
+				    "--dns-conf-mode %s: cannot read the host's /etc/%s: %s", mode,
+				    name, strerror(-r));
 	*ret = TAKE_PTR(buf);
 	return 0;
 }
 
 static int hosts_build(enum dns_hosts_mode mode, const char *hostname, int stage1_rootfs_fd,
-		       int host_etc_fd, char **ret, struct stage1_error *reterr)
+		       int host_etc_fd, char **ret, struct cc_error *reterr)
 {
 	_cleanup_free_ char *src = NULL;
 	struct strbuf b = {};
@@ -105,20 +105,20 @@ static int hosts_build(enum dns_hosts_mode mode, const char *hostname, int stage
 	case DNS_HOSTS_HOST:
 		return read_host_file(host_etc_fd, "hosts", "hosts=host", ret, reterr);
 	default:
-		return stage1_error_set(reterr, -EINVAL, "invalid hosts mode");
+		return cc_error_set(reterr, -EINVAL, "invalid hosts mode");
 	}
 }
 
 int dns_files_build(enum dns_hosts_mode hosts_mode, enum dns_resolv_mode resolv_mode,
 		    const char *hostname, int stage1_rootfs_fd, int host_etc_fd,
-		    struct dns_files *ret, struct stage1_error *reterr)
+		    struct dns_files *ret, struct cc_error *reterr)
 {
 	_cleanup_free_ char *name = NULL, *hosts = NULL, *resolv = NULL;
 	int r;
 
 	assert_return(ret, -EINVAL);
 	if (!stage1_hostname_is_valid(hostname))
-		return stage1_error_set(reterr, -EINVAL, "invalid hostname");
+		return cc_error_set(reterr, -EINVAL, "invalid hostname");
 	if (asprintf(&name, "%s\n", hostname) < 0)
 		return -ENOMEM;
 	r = hosts_build(hosts_mode, hostname, stage1_rootfs_fd, host_etc_fd, &hosts, reterr);
@@ -137,7 +137,7 @@ int dns_files_build(enum dns_hosts_mode hosts_mode, enum dns_resolv_mode resolv_
 		r = 0;
 		break;
 	default:
-		r = stage1_error_set(reterr, -EINVAL, "invalid resolv mode");
+		r = cc_error_set(reterr, -EINVAL, "invalid resolv mode");
 	}
 	if (r < 0)
 		return r;

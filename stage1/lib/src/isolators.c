@@ -24,8 +24,8 @@ struct map_ctx {
 	const struct manifest_isolator_list *pod_isolators;
 	const struct isolator_options *opts;
 	struct strbuf *out;
-	struct stage1_warnings *warnings;
-	struct stage1_error *reterr;
+	struct cc_warnings *warnings;
+	struct cc_error *reterr;
 };
 
 static size_t count_type(const struct manifest_isolator_list *l, enum manifest_isolator_type t)
@@ -50,33 +50,32 @@ static int resource_limit(struct map_ctx *c, enum manifest_isolator_type t, cons
 	if (!iso)
 		return 1;
 	if (count_type(c->app_isolators, t) > 1 &&
-	    stage1_warnings_add(c->warnings, "app %s: %zu %s isolators: only the last one applies",
-				c->app, count_type(c->app_isolators, t), iso->name) < 0)
+	    cc_warnings_add(c->warnings, "app %s: %zu %s isolators: only the last one applies",
+			    c->app, count_type(c->app_isolators, t), iso->name) < 0)
 		return -ENOMEM;
 	r = manifest_resource_get_limit(iso, &limit);
 	if (r == -ENODATA)
-		return stage1_warnings_add(c->warnings, "app %s: %s without a limit is ignored",
-					   c->app, iso->name) < 0
+		return cc_warnings_add(c->warnings, "app %s: %s without a limit is ignored", c->app,
+				       iso->name) < 0
 			       ? -ENOMEM
 			       : 1;
 	if (r < 0)
-		return stage1_error_set(c->reterr, r, "app %s: %s: invalid limit", c->app,
-					iso->name);
+		return cc_error_set(c->reterr, r, "app %s: %s: invalid limit", c->app, iso->name);
 	if (limit == 0)
-		return stage1_error_set(c->reterr, -EINVAL, "app %s: %s: the limit must not be 0",
-					c->app, iso->name);
+		return cc_error_set(c->reterr, -EINVAL, "app %s: %s: the limit must not be 0",
+				    c->app, iso->name);
 	if (manifest_resource_get_request(iso, &request) >= 0 && request < limit &&
-	    stage1_warnings_add(c->warnings,
-				"app %s: %s request %" PRIu64 "%s is not reserved: only the limit "
-				"is enforced",
-				c->app, iso->name, request, unit) < 0)
+	    cc_warnings_add(c->warnings,
+			    "app %s: %s request %" PRIu64 "%s is not reserved: only the limit "
+			    "is enforced",
+			    c->app, iso->name, request, unit) < 0)
 		return -ENOMEM;
 	if (pod && manifest_resource_get_limit(pod, &pod_limit) >= 0 && pod_limit > 0 &&
 	    limit > pod_limit) {
-		if (stage1_warnings_add(c->warnings,
-					"app %s: %s limit %" PRIu64 "%s is lowered to the pod's "
-					"limit %" PRIu64 "%s",
-					c->app, iso->name, limit, unit, pod_limit, unit) < 0)
+		if (cc_warnings_add(c->warnings,
+				    "app %s: %s limit %" PRIu64 "%s is lowered to the pod's "
+				    "limit %" PRIu64 "%s",
+				    c->app, iso->name, limit, unit, pod_limit, unit) < 0)
 			return -ENOMEM;
 		limit = pod_limit;
 	}
@@ -118,10 +117,10 @@ static int map_scalars(struct map_ctx *c)
 
 		strbuf_printf(c->out, "CPUWeight=%" PRIu32 "\n", w);
 		if ((uint64_t) w * 1024 != (uint64_t) iso->v.cpu_shares * 100 &&
-		    stage1_warnings_add(c->warnings,
-					"app %s: os/linux/cpu-shares %" PRId32 " is applied as "
-					"CPUWeight=%" PRIu32 " (cgroup v2 weight, rounded)",
-					c->app, iso->v.cpu_shares, w) < 0)
+		    cc_warnings_add(c->warnings,
+				    "app %s: os/linux/cpu-shares %" PRId32 " is applied as "
+				    "CPUWeight=%" PRIu32 " (cgroup v2 weight, rounded)",
+				    c->app, iso->v.cpu_shares, w) < 0)
 			return -ENOMEM;
 	}
 	iso = manifest_isolators_find_type(c->app_isolators, MANIFEST_ISOLATOR_OOM_SCORE_ADJ);
@@ -140,9 +139,9 @@ static int cap_set_add(struct map_ctx *c, const struct manifest_isolator *iso, u
 		int cap = cap_from_name(iso->v.set.names[k]);
 
 		if (cap < 0)
-			return stage1_error_set(c->reterr, -EINVAL,
-						"app %s: %s: unknown capability '%.64s'", c->app,
-						iso->name, iso->v.set.names[k]);
+			return cc_error_set(c->reterr, -EINVAL,
+					    "app %s: %s: unknown capability '%.64s'", c->app,
+					    iso->name, iso->v.set.names[k]);
 		*set |= UINT64_C(1) << cap;
 	}
 	return 0;
@@ -158,10 +157,10 @@ static int map_capabilities(struct map_ctx *c)
 
 	if (c->opts->disable_capabilities) {
 		if (n_retain + n_remove > 0 &&
-		    stage1_warnings_add(c->warnings,
-					"app %s: capability isolators are ignored "
-					"(--disable-capabilities-restriction)",
-					c->app) < 0)
+		    cc_warnings_add(c->warnings,
+				    "app %s: capability isolators are ignored "
+				    "(--disable-capabilities-restriction)",
+				    c->app) < 0)
 			return -ENOMEM;
 		return 0;
 	}
@@ -180,10 +179,10 @@ static int map_capabilities(struct map_ctx *c)
 	if (n_retain > 0) {
 		set = retain;
 		if (n_remove > 0 &&
-		    stage1_warnings_add(c->warnings,
-					"app %s: os/linux/capabilities-remove-set is ignored: "
-					"the retain-set defines the bounding set",
-					c->app) < 0)
+		    cc_warnings_add(c->warnings,
+				    "app %s: os/linux/capabilities-remove-set is ignored: "
+				    "the retain-set defines the bounding set",
+				    c->app) < 0)
 			return -ENOMEM;
 	} else {
 		set = cap_default_set() & ~remove;
@@ -209,37 +208,36 @@ static int map_seccomp(struct map_ctx *c)
 	remove = manifest_isolators_find_type(c->app_isolators, MANIFEST_ISOLATOR_SECCOMP_REMOVE);
 	if (c->opts->disable_seccomp) {
 		if ((retain || remove) &&
-		    stage1_warnings_add(c->warnings,
-					"app %s: seccomp isolators are ignored (--disable-seccomp)",
-					c->app) < 0)
+		    cc_warnings_add(c->warnings,
+				    "app %s: seccomp isolators are ignored (--disable-seccomp)",
+				    c->app) < 0)
 			return -ENOMEM;
 		return 0;
 	}
 	if (retain && remove)
-		return stage1_error_set(c->reterr, -EINVAL,
-					"app %s: seccomp retain-set and remove-set conflict",
-					c->app);
+		return cc_error_set(c->reterr, -EINVAL,
+				    "app %s: seccomp retain-set and remove-set conflict", c->app);
 	if (retain || remove) {
 		r = seccomp_filter_append(c->out, retain ? &retain->v.set : &remove->v.set,
 					  !!retain, &unfiltered, c->reterr);
 		if (r < 0) {
-			char msg[STAGE1_ERROR_MAX];
+			char msg[CC_ERROR_MSG_MAX];
 
 			if (!c->reterr)
 				return r;
 			memcpy(msg, c->reterr->msg, sizeof(msg));
-			return stage1_error_set(c->reterr, r, "app %s: %s: %s", c->app,
-						(retain ? retain : remove)->name, msg);
+			return cc_error_set(c->reterr, r, "app %s: %s: %s", c->app,
+					    (retain ? retain : remove)->name, msg);
 		}
 	} else {
 		seccomp_default_filter(c->out);
 	}
 	nnp = manifest_isolators_find_type(c->app_isolators, MANIFEST_ISOLATOR_NO_NEW_PRIVILEGES);
 	if (!unfiltered && c->opts->uid != 0 && nnp && !nnp->v.no_new_privileges &&
-	    stage1_warnings_add(c->warnings,
-				"app %s: os/linux/no-new-privileges false is overridden: systemd "
-				"sets no_new_privs for a non-root app with a seccomp filter",
-				c->app) < 0)
+	    cc_warnings_add(c->warnings,
+			    "app %s: os/linux/no-new-privileges false is overridden: systemd "
+			    "sets no_new_privs for a non-root app with a seccomp filter",
+			    c->app) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -272,15 +270,14 @@ static int report_ignored(struct map_ctx *c)
 		const char *why;
 
 		if (iso->type == MANIFEST_ISOLATOR_APPARMOR_PROFILE)
-			return stage1_error_set(c->reterr, -EOPNOTSUPP,
-						"app %s: os/linux/apparmor-profile: the pod VM has "
-						"no AppArmor, and appc forbids running without the "
-						"profile",
-						c->app);
+			return cc_error_set(c->reterr, -EOPNOTSUPP,
+					    "app %s: os/linux/apparmor-profile: the pod VM has "
+					    "no AppArmor, and appc forbids running without the "
+					    "profile",
+					    c->app);
 		why = ignore_reason(iso->type);
-		if (why &&
-		    stage1_warnings_add(c->warnings, "app %s: isolator %.128s is ignored: %s",
-					c->app, iso->name, why) < 0)
+		if (why && cc_warnings_add(c->warnings, "app %s: isolator %.128s is ignored: %s",
+					   c->app, iso->name, why) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -288,8 +285,8 @@ static int report_ignored(struct map_ctx *c)
 
 int isolators_map(const char *app_name, const struct manifest_isolator_list *app_isolators,
 		  const struct manifest_isolator_list *pod_isolators,
-		  const struct isolator_options *opts, char **ret, struct stage1_warnings *warnings,
-		  struct stage1_error *reterr)
+		  const struct isolator_options *opts, char **ret, struct cc_warnings *warnings,
+		  struct cc_error *reterr)
 {
 	struct strbuf b = {};
 	struct map_ctx c = {
@@ -321,7 +318,7 @@ int isolators_map(const char *app_name, const struct manifest_isolator_list *app
 }
 
 int isolators_report_pod(const struct manifest_isolator_list *pod_isolators,
-			 struct stage1_warnings *warnings, struct stage1_error *reterr)
+			 struct cc_warnings *warnings, struct cc_error *reterr)
 {
 	for (size_t i = 0; pod_isolators && i < pod_isolators->n; i++) {
 		const struct manifest_isolator *iso = &pod_isolators->items[i];
@@ -332,11 +329,10 @@ int isolators_report_pod(const struct manifest_isolator_list *pod_isolators,
 		case MANIFEST_ISOLATOR_RESOURCE_CPU:
 			continue; /* they size the VM and bound the apps */
 		case MANIFEST_ISOLATOR_APPARMOR_PROFILE:
-			return stage1_error_set(
-				reterr, -EOPNOTSUPP,
-				"pod isolator os/linux/apparmor-profile: the pod VM "
-				"has no AppArmor, and appc forbids running without "
-				"the profile");
+			return cc_error_set(reterr, -EOPNOTSUPP,
+					    "pod isolator os/linux/apparmor-profile: the pod VM "
+					    "has no AppArmor, and appc forbids running without "
+					    "the profile");
 		case MANIFEST_ISOLATOR_SELINUX_CONTEXT:
 			why = "the pod VM has no SELinux";
 			break;
@@ -349,8 +345,8 @@ int isolators_report_pod(const struct manifest_isolator_list *pod_isolators,
 		default:
 			why = "not supported at pod level";
 		}
-		if (stage1_warnings_add(warnings, "pod isolator %.128s is ignored: %s", iso->name,
-					why) < 0)
+		if (cc_warnings_add(warnings, "pod isolator %.128s is ignored: %s", iso->name,
+				    why) < 0)
 			return -ENOMEM;
 	}
 	return 0;

@@ -6,7 +6,7 @@
 
 /* The value of annotation name in l into *ret: 1 when set, 0 when absent (*ret unchanged). */
 static int kv_bool(const struct manifest_kv_list *l, const char *what, const char *name, bool *ret,
-		   struct stage1_error *reterr)
+		   struct cc_error *reterr)
 {
 	int found = 0;
 
@@ -20,16 +20,16 @@ static int kv_bool(const struct manifest_kv_list *l, const char *what, const cha
 		else if (strcmp(v, "false") == 0)
 			*ret = false;
 		else
-			return stage1_error_set(reterr, -EINVAL,
-						"pod %s %s: '%.64s' is not true or false", what,
-						name, v);
+			return cc_error_set(reterr, -EINVAL,
+					    "pod %s %s: '%.64s' is not true or false", what, name,
+					    v);
 		found = 1;
 	}
 	return found;
 }
 
 /* KSM is one setting of the VM: the pod's, else on when any app asks for it. */
-static int ksm_parse(const struct pod_manifest *pod, bool *ret, struct stage1_error *reterr)
+static int ksm_parse(const struct pod_manifest *pod, bool *ret, struct cc_error *reterr)
 {
 	bool pod_set = false, app_set = false;
 	int r, found;
@@ -57,7 +57,7 @@ static int ksm_parse(const struct pod_manifest *pod, bool *ret, struct stage1_er
 }
 
 int pod_options_parse(const struct pod_manifest *pod, struct pod_options *ret,
-		      struct stage1_error *reterr)
+		      struct cc_error *reterr)
 {
 	struct pod_options o = {};
 	int r;

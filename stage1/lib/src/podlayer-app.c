@@ -49,12 +49,12 @@ static void app_work_done(struct app_work *w)
 /* Prefix the message already in reterr with "app <name>: ". */
 static int app_error(const struct podlayer_ctx *c, const char *name, int r)
 {
-	char msg[STAGE1_ERROR_MAX];
+	char msg[CC_ERROR_MSG_MAX];
 
 	if (!c->reterr)
 		return r;
 	memcpy(msg, c->reterr->msg, sizeof(msg));
-	return stage1_error_set(c->reterr, r, "app %s: %s", name, msg);
+	return cc_error_set(c->reterr, r, "app %s: %s", name, msg);
 }
 
 static int resolve_exec(const struct podlayer_ctx *c, struct app_work *w,
@@ -63,21 +63,21 @@ static int resolve_exec(const struct podlayer_ctx *c, struct app_work *w,
 	int r;
 
 	if (argv->n == 0 || !argv->items[0] || !*argv->items[0])
-		return stage1_error_set(c->reterr, -EINVAL, "app %s: %s has an empty exec", w->name,
-					what);
+		return cc_error_set(c->reterr, -EINVAL, "app %s: %s has an empty exec", w->name,
+				    what);
 	r = rootfs_find_executable(w->rootfs_fd, argv->items[0], ret);
 	if (r == -ENOENT)
-		return stage1_error_set(c->reterr, r,
-					"app %s: %s '%.256s' not found in the app's PATH (%s)",
-					w->name, what, argv->items[0], STAGE1_ACE_PATH);
+		return cc_error_set(c->reterr, r,
+				    "app %s: %s '%.256s' not found in the app's PATH (%s)", w->name,
+				    what, argv->items[0], STAGE1_ACE_PATH);
 	if (r == -EINVAL)
-		return stage1_error_set(c->reterr, r,
-					"app %s: %s '%.256s' must be an absolute path or a name "
-					"without '/'",
-					w->name, what, argv->items[0]);
+		return cc_error_set(c->reterr, r,
+				    "app %s: %s '%.256s' must be an absolute path or a name "
+				    "without '/'",
+				    w->name, what, argv->items[0]);
 	if (r < 0)
-		return stage1_error_set(c->reterr, r, "app %s: cannot look up %s '%.256s': %s",
-					w->name, what, argv->items[0], strerror(-r));
+		return cc_error_set(c->reterr, r, "app %s: cannot look up %s '%.256s': %s", w->name,
+				    what, argv->items[0], strerror(-r));
 	return 0;
 }
 
@@ -90,12 +90,12 @@ static int resolve_handlers(const struct podlayer_ctx *c, struct app_work *w)
 		bool pre = streq(eh->name, "pre-start");
 
 		if (!pre && !streq(eh->name, "post-stop"))
-			return stage1_error_set(c->reterr, -EINVAL,
-						"app %s: unknown event handler '%.64s'", w->name,
-						eh->name);
+			return cc_error_set(c->reterr, -EINVAL,
+					    "app %s: unknown event handler '%.64s'", w->name,
+					    eh->name);
 		if ((pre && w->pre) || (!pre && w->post))
-			return stage1_error_set(c->reterr, -EINVAL, "app %s: two %s event handlers",
-						w->name, eh->name);
+			return cc_error_set(c->reterr, -EINVAL, "app %s: two %s event handlers",
+					    w->name, eh->name);
 		r = resolve_exec(c, w, &eh->exec, eh->name, pre ? &w->pre_path : &w->post_path);
 		if (r < 0)
 			return r;
@@ -114,18 +114,18 @@ static int check_working_directory(const struct podlayer_ctx *c, struct app_work
 	int r;
 
 	if (!unit_path_is_valid(cwd))
-		return stage1_error_set(c->reterr, -EINVAL,
-					"app %s: working directory '%.256s' must be a normalized "
-					"absolute path without control characters",
-					w->name, cwd);
+		return cc_error_set(c->reterr, -EINVAL,
+				    "app %s: working directory '%.256s' must be a normalized "
+				    "absolute path without control characters",
+				    w->name, cwd);
 	r = rootfs_stat(w->rootfs_fd, cwd, &st);
 	if (r >= 0 && !S_ISDIR(st.st_mode))
 		r = -ENOTDIR;
 	if (r < 0)
-		return stage1_error_set(c->reterr, r,
-					"app %s: working directory '%.256s' does not exist in the "
-					"app's rootfs: %s",
-					w->name, cwd, strerror(-r));
+		return cc_error_set(c->reterr, r,
+				    "app %s: working directory '%.256s' does not exist in the "
+				    "app's rootfs: %s",
+				    w->name, cwd, strerror(-r));
 	return 0;
 }
 
@@ -198,8 +198,7 @@ static int write_unit(const struct podlayer_ctx *c, struct app_work *w)
 		return -ENOMEM;
 	r = layer_write_file(c->units_fd, unit_name, text, 0644);
 	if (r < 0)
-		return stage1_error_set(c->reterr, r, "cannot write %s: %s", unit_name,
-					strerror(-r));
+		return cc_error_set(c->reterr, r, "cannot write %s: %s", unit_name, strerror(-r));
 	return 0;
 }
 
@@ -211,12 +210,11 @@ static int write_env_and_enter(const struct podlayer_ctx *c, struct app_work *w)
 
 	r = app_env_format(w->name, &w->app->environment, c->metadata_url, &env, c->warnings);
 	if (r < 0)
-		return stage1_error_set(c->reterr, r, "app %s: cannot build the environment: %s",
-					w->name, strerror(-r));
+		return cc_error_set(c->reterr, r, "app %s: cannot build the environment: %s",
+				    w->name, strerror(-r));
 	r = layer_write_file(c->env_fd, w->name, env, 0600);
 	if (r < 0)
-		return stage1_error_set(c->reterr, r, "cannot write env/%s: %s", w->name,
-					strerror(-r));
+		return cc_error_set(c->reterr, r, "cannot write env/%s: %s", w->name, strerror(-r));
 
 	strbuf_printf(&b, "app=%s\nroot=/opt/stage2/%s/rootfs\nuid=%u\ngid=%u\ngroups=", w->name,
 		      w->name, w->ids.uid, w->ids.gid);
@@ -236,8 +234,8 @@ static int write_env_and_enter(const struct podlayer_ctx *c, struct app_work *w)
 		return r;
 	r = layer_write_file(c->enter_fd, w->name, enter, 0644);
 	if (r < 0)
-		return stage1_error_set(c->reterr, r, "cannot write enter/%s: %s", w->name,
-					strerror(-r));
+		return cc_error_set(c->reterr, r, "cannot write enter/%s: %s", w->name,
+				    strerror(-r));
 	return 0;
 }
 
@@ -251,17 +249,17 @@ static int app_prepare(const struct podlayer_ctx *c, struct app_work *w)
 	int r;
 
 	if (!w->app)
-		return stage1_error_set(c->reterr, -EINVAL,
-					"app %s: neither the pod nor the image defines the app "
-					"(exec, user, group)",
-					w->name);
+		return cc_error_set(c->reterr, -EINVAL,
+				    "app %s: neither the pod nor the image defines the app "
+				    "(exec, user, group)",
+				    w->name);
 	if (asprintf(&root, "opt/stage2/%s/rootfs", w->name) < 0)
 		return -ENOMEM;
 	w->rootfs_fd = rootfs_open(c->p->stage1_rootfs_fd, root, O_RDONLY | O_DIRECTORY);
 	if (w->rootfs_fd < 0)
-		return stage1_error_set(c->reterr, w->rootfs_fd,
-					"app %s: cannot open its rootfs stage1/rootfs/%s: %s",
-					w->name, root, strerror(-w->rootfs_fd));
+		return cc_error_set(c->reterr, w->rootfs_fd,
+				    "app %s: cannot open its rootfs stage1/rootfs/%s: %s", w->name,
+				    root, strerror(-w->rootfs_fd));
 	r = app_ids_resolve(w->rootfs_fd, w->app, &w->ids, c->reterr);
 	if (r < 0)
 		return app_error(c, w->name, r);
@@ -291,7 +289,7 @@ int podlayer_app_write(const struct podlayer_ctx *c, size_t i)
 	int r;
 
 	if (!stage1_ac_name_is_valid(pa->name))
-		return stage1_error_set(c->reterr, -EINVAL, "invalid app name");
+		return cc_error_set(c->reterr, -EINVAL, "invalid app name");
 	r = app_prepare(c, &w);
 	if (r >= 0)
 		r = guest_users_add(c->users, w.name, &w.ids);

@@ -29,8 +29,8 @@ struct podlayer_ctx {
 	int env_fd;		  /* etc/cc/env */
 	int enter_fd;		  /* etc/cc/enter */
 	struct guest_users *users;
-	struct stage1_warnings *warnings;
-	struct stage1_error *reterr;
+	struct cc_warnings *warnings;
+	struct cc_error *reterr;
 };
 
 /* Write <app>.service, env/<app> and enter/<app> for pod app i. */
@@ -38,4 +38,4 @@ int podlayer_app_write(const struct podlayer_ctx *c, size_t i);
 
 /* The pod networks' guest files (podlayer.h): nothing when p->n_net_files is 0. */
 int podlayer_net_write(int layer_fd, int units_fd, const struct podlayer_params *p,
-		       struct stage1_error *reterr);
+		       struct cc_error *reterr);

@@ -67,7 +67,7 @@ static bool net_file_name_valid(const char *s)
 }
 
 int podlayer_net_write(int layer_fd, int units_fd, const struct podlayer_params *p,
-		       struct stage1_error *reterr)
+		       struct cc_error *reterr)
 {
 	_cleanup_close_ int net_fd = -1, wants_fd = -1, dropin_fd = -1;
 	int r;
@@ -76,7 +76,7 @@ int podlayer_net_write(int layer_fd, int units_fd, const struct podlayer_params 
 		return 0;
 	for (size_t i = 0; i < p->n_net_files; i++)
 		if (!net_file_name_valid(p->net_files[i].name) || !p->net_files[i].content)
-			return stage1_error_set(reterr, -EINVAL, "invalid network file %zu", i);
+			return cc_error_set(reterr, -EINVAL, "invalid network file %zu", i);
 	r = layer_mkdir_p(layer_fd, "etc/systemd/network", 0755, &net_fd);
 	for (size_t i = 0; i < p->n_net_files && r >= 0; i++)
 		r = layer_write_file(net_fd, p->net_files[i].name, p->net_files[i].content, 0644);
@@ -91,7 +91,7 @@ int podlayer_net_write(int layer_fd, int units_fd, const struct podlayer_params 
 	if (r >= 0)
 		r = podlayer_net_order_apps(units_fd, p->pod);
 	if (r < 0)
-		return stage1_error_set(reterr, r, "cannot write the pod's network files: %s",
-					strerror(-r));
+		return cc_error_set(reterr, r, "cannot write the pod's network files: %s",
+				    strerror(-r));
 	return 0;
 }

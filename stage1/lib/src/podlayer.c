@@ -12,43 +12,41 @@
 #include "stage1/unit.h"
 #include "strbuf.h"
 
-static int check_pod(const struct podlayer_params *p, struct stage1_error *reterr)
+static int check_pod(const struct podlayer_params *p, struct cc_error *reterr)
 {
 	const struct pod_manifest *pod = p->pod;
 
 	if (pod->n_apps == 0)
-		return stage1_error_set(reterr, -EINVAL, "the pod has no apps");
+		return cc_error_set(reterr, -EINVAL, "the pod has no apps");
 	if (p->flags->interactive && pod->n_apps != 1)
-		return stage1_error_set(
-			reterr, -EINVAL,
-			"--interactive needs a pod with exactly one app (it has %zu)", pod->n_apps);
+		return cc_error_set(reterr, -EINVAL,
+				    "--interactive needs a pod with exactly one app (it has %zu)",
+				    pod->n_apps);
 	for (size_t i = 0; i < pod->n_apps; i++) {
 		if (!stage1_ac_name_is_valid(pod->apps[i].name))
-			return stage1_error_set(reterr, -EINVAL, "app %zu: invalid name", i);
+			return cc_error_set(reterr, -EINVAL, "app %zu: invalid name", i);
 		for (size_t k = 0; k < i; k++)
 			if (strcmp(pod->apps[i].name, pod->apps[k].name) == 0)
-				return stage1_error_set(reterr, -EINVAL, "app %s: listed twice",
-							pod->apps[i].name);
+				return cc_error_set(reterr, -EINVAL, "app %s: listed twice",
+						    pod->apps[i].name);
 	}
 	return 0;
 }
 
-static int metadata_url(const struct podlayer_params *p, char **ret,
-			struct stage1_warnings *warnings)
+static int metadata_url(const struct podlayer_params *p, char **ret, struct cc_warnings *warnings)
 {
 	*ret = NULL;
 	if (!p->flags->mds_token)
 		return 0;
 	if (!p->metadata_host)
-		return stage1_warnings_add(warnings,
-					   "--mds-token: the pod has no network to reach the "
-					   "metadata service: AC_METADATA_URL is not set");
+		return cc_warnings_add(warnings, "--mds-token: the pod has no network to reach the "
+						 "metadata service: AC_METADATA_URL is not set");
 	return metadata_url_format(p->metadata_host, p->flags->mds_token, ret);
 }
 
 static int write_pod_files(int layer_fd, int units_fd, const struct podlayer_params *p,
 			   const struct dns_files *dns, struct guest_users *users,
-			   struct stage1_error *reterr)
+			   struct cc_error *reterr)
 {
 	_cleanup_free_ char *target = NULL, *apps = NULL, *passwd = NULL, *group = NULL,
 			    *exit_unit = NULL, *started_unit = NULL;
@@ -103,12 +101,12 @@ static int write_pod_files(int layer_fd, int units_fd, const struct podlayer_par
 	if (r >= 0 && dns->resolv_conf)
 		r = layer_write_file(etc_fd, "resolv.conf", dns->resolv_conf, 0644);
 	if (r < 0)
-		return stage1_error_set(reterr, r, "cannot write the pod layer: %s", strerror(-r));
+		return cc_error_set(reterr, r, "cannot write the pod layer: %s", strerror(-r));
 	return 0;
 }
 
-int podlayer_write(int layer_fd, const struct podlayer_params *p, struct stage1_warnings *warnings,
-		   struct stage1_error *reterr)
+int podlayer_write(int layer_fd, const struct podlayer_params *p, struct cc_warnings *warnings,
+		   struct cc_error *reterr)
 {
 	_cleanup_close_ int units_fd = -1, env_fd = -1, enter_fd = -1;
 	_cleanup_free_ char *url = NULL;
@@ -132,7 +130,7 @@ int podlayer_write(int layer_fd, const struct podlayer_params *p, struct stage1_
 	else
 		r = hostname_default(p->flags->uuid, hostname, sizeof(hostname));
 	if (r < 0)
-		return stage1_error_set(reterr, r, "invalid hostname or pod UUID");
+		return cc_error_set(reterr, r, "invalid hostname or pod UUID");
 	r = dns_files_build(p->flags->dns_hosts, p->flags->dns_resolv, hostname,
 			    p->stage1_rootfs_fd, p->host_etc_fd, &dns, reterr);
 	if (r < 0)
@@ -153,8 +151,8 @@ int podlayer_write(int layer_fd, const struct podlayer_params *p, struct stage1_
 		r = layer_mkdir_p(layer_fd, "etc/cc/enter", 0755, &enter_fd);
 	if (r < 0) {
 		dns_files_done(&dns);
-		return stage1_error_set(reterr, r, "cannot create the pod layer directories: %s",
-					strerror(-r));
+		return cc_error_set(reterr, r, "cannot create the pod layer directories: %s",
+				    strerror(-r));
 	}
 
 	struct podlayer_ctx c = {

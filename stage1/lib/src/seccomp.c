@@ -432,20 +432,18 @@ static int name_list_add_all(struct name_list *l, const char *const *names, size
 }
 
 /* ~0 (ignored), 1 (@appc.io/all), 2 (@appc.io/empty) or a negative errno. */
-static int wildcard_expand(struct name_list *l, const char *w, bool retain,
-			   struct stage1_error *reterr)
+static int wildcard_expand(struct name_list *l, const char *w, bool retain, struct cc_error *reterr)
 {
 	if (streq(w, "@appc.io/all")) {
 		if (!retain)
-			return stage1_error_set(reterr, -EINVAL,
-						"@appc.io/all is only meaningful in a retain-set");
+			return cc_error_set(reterr, -EINVAL,
+					    "@appc.io/all is only meaningful in a retain-set");
 		return 1;
 	}
 	if (streq(w, "@appc.io/empty")) {
 		if (retain)
-			return stage1_error_set(
-				reterr, -EINVAL,
-				"@appc.io/empty is only meaningful in a remove-set");
+			return cc_error_set(reterr, -EINVAL,
+					    "@appc.io/empty is only meaningful in a remove-set");
 		return 2;
 	}
 	if (streq(w, "@rkt/default-blacklist") || streq(w, "@docker/default-blacklist"))
@@ -461,7 +459,7 @@ static int wildcard_expand(struct name_list *l, const char *w, bool retain,
 			if (streq(g, systemd_groups[i] + 1))
 				return name_list_add(l, systemd_groups[i]);
 	}
-	return stage1_error_set(reterr, -EINVAL, "unknown seccomp wildcard '%.128s'", w);
+	return cc_error_set(reterr, -EINVAL, "unknown seccomp wildcard '%.128s'", w);
 }
 
 static void filter_line(struct strbuf *b, const struct name_list *l, bool retain)
@@ -484,7 +482,7 @@ void seccomp_default_filter(struct strbuf *b)
 }
 
 int seccomp_filter_append(struct strbuf *b, const struct manifest_name_set *set, bool retain,
-			  bool *ret_unfiltered, struct stage1_error *reterr)
+			  bool *ret_unfiltered, struct cc_error *reterr)
 {
 	_cleanup_free_ const char **names = NULL;
 	struct name_list l = {};
@@ -497,8 +495,7 @@ int seccomp_filter_append(struct strbuf *b, const struct manifest_name_set *set,
 		const char *canonical = errno_canonical_name(errno_name);
 
 		if (!canonical)
-			return stage1_error_set(reterr, -EINVAL, "unknown errno '%.64s'",
-						errno_name);
+			return cc_error_set(reterr, -EINVAL, "unknown errno '%.64s'", errno_name);
 		errno_name = canonical;
 	}
 	for (size_t i = 0; i < set->n && r >= 0; i++) {
@@ -509,8 +506,7 @@ int seccomp_filter_append(struct strbuf *b, const struct manifest_name_set *set,
 			all = all || r == 1;
 			empty = empty || r == 2;
 		} else if (!syscall_name_ok(s)) {
-			r = stage1_error_set(reterr, -EINVAL, "'%.128s' is not a system call name",
-					     s);
+			r = cc_error_set(reterr, -EINVAL, "'%.128s' is not a system call name", s);
 		} else {
 			r = name_list_add(&l, s);
 		}

@@ -6,7 +6,8 @@
 #include <stdbool.h>
 
 #include "manifest/isolator.h"
-#include "stage1/error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 #include "strbuf.h"
 
 /* rkt's default deny-list (= Docker's), applied when an app has no seccomp isolator. */
@@ -16,4 +17,4 @@ void seccomp_default_filter(struct strbuf *b);
  * nothing for a retain-set with @appc.io/all (no filtering: *ret_unfiltered is set).
  */
 int seccomp_filter_append(struct strbuf *b, const struct manifest_name_set *set, bool retain,
-			  bool *ret_unfiltered, struct stage1_error *reterr);
+			  bool *ret_unfiltered, struct cc_error *reterr);

@@ -61,19 +61,19 @@ static bool exec_path_ok(const char *p)
 }
 
 int unit_exec_format(const char *prefix, const struct unit_exec *e, char **ret,
-		     struct stage1_error *reterr)
+		     struct cc_error *reterr)
 {
 	struct strbuf b = {};
 	int r;
 
 	assert_return(e && ret, -EINVAL);
 	if (!e->path || !exec_path_ok(e->path))
-		return stage1_error_set(reterr, -EINVAL,
-					"executable '%.256s' is not an absolute file path systemd "
-					"accepts",
-					e->path ? e->path : "");
+		return cc_error_set(reterr, -EINVAL,
+				    "executable '%.256s' is not an absolute file path systemd "
+				    "accepts",
+				    e->path ? e->path : "");
 	if (e->argc < 1 || !e->argv)
-		return stage1_error_set(reterr, -EINVAL, "empty command");
+		return cc_error_set(reterr, -EINVAL, "empty command");
 
 	strbuf_append(&b, prefix ? prefix : "");
 	strbuf_append_char(&b, '@');
@@ -81,7 +81,7 @@ int unit_exec_format(const char *prefix, const struct unit_exec *e, char **ret,
 	for (size_t i = 0; i < e->argc; i++) {
 		if (!e->argv[i]) {
 			strbuf_done(&b);
-			return stage1_error_set(reterr, -EINVAL, "NULL argument");
+			return cc_error_set(reterr, -EINVAL, "NULL argument");
 		}
 		strbuf_append_char(&b, ' ');
 		word_append(&b, e->argv[i], true);
@@ -90,10 +90,10 @@ int unit_exec_format(const char *prefix, const struct unit_exec *e, char **ret,
 	}
 	if (!b.error && b.len > UNIT_EXEC_LINE_MAX) {
 		strbuf_done(&b);
-		return stage1_error_set(reterr, -E2BIG,
-					"command line of '%.256s' is longer than %u bytes once "
-					"quoted",
-					e->path, UNIT_EXEC_LINE_MAX);
+		return cc_error_set(reterr, -E2BIG,
+				    "command line of '%.256s' is longer than %u bytes once "
+				    "quoted",
+				    e->path, UNIT_EXEC_LINE_MAX);
 	}
 	r = strbuf_steal(&b, ret);
 	return r;

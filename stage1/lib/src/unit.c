@@ -36,7 +36,7 @@ static void path_append(struct strbuf *b, const char *p, bool in_file)
 }
 
 static int exec_line(struct strbuf *b, const char *key, const char *prefix,
-		     const struct unit_exec *e, struct stage1_error *reterr)
+		     const struct unit_exec *e, struct cc_error *reterr)
 {
 	_cleanup_free_ char *cmd = NULL;
 	int r;
@@ -62,7 +62,7 @@ static void stdio_lines(struct strbuf *b, bool interactive)
 }
 
 static int paths_lines(struct strbuf *b, const struct unit_app *a, bool in_file,
-		       struct stage1_error *reterr)
+		       struct cc_error *reterr)
 {
 	if (a->protect_paths) {
 		strbuf_append(b, "ProtectKernelTunables=yes\nInaccessiblePaths=");
@@ -82,10 +82,10 @@ static int paths_lines(struct strbuf *b, const struct unit_app *a, bool in_file,
 			/* The setting splits on spaces and unquotes: refuse what it would change.
 			 */
 			if (!unit_path_is_valid(p) || strpbrk(p, " \"'\\"))
-				return stage1_error_set(reterr, -EINVAL,
-							"read-write mount path '%.256s' cannot be "
-							"expressed in a unit",
-							p);
+				return cc_error_set(reterr, -EINVAL,
+						    "read-write mount path '%.256s' cannot be "
+						    "expressed in a unit",
+						    p);
 			strbuf_append(b, "ReadWritePaths=-");
 			path_append(b, p, in_file);
 			strbuf_append_char(b, '\n');
@@ -94,17 +94,17 @@ static int paths_lines(struct strbuf *b, const struct unit_app *a, bool in_file,
 	return 0;
 }
 
-static int app_check(const struct unit_app *a, struct stage1_error *reterr)
+static int app_check(const struct unit_app *a, struct cc_error *reterr)
 {
 	const char *cwd = a->working_directory ? a->working_directory : "/";
 
 	if (!stage1_ac_name_is_valid(a->name))
-		return stage1_error_set(reterr, -EINVAL, "invalid app name");
+		return cc_error_set(reterr, -EINVAL, "invalid app name");
 	if (!unit_path_is_valid(cwd))
-		return stage1_error_set(reterr, -EINVAL,
-					"working directory '%.256s' is not a normalized absolute "
-					"path systemd accepts",
-					cwd);
+		return cc_error_set(reterr, -EINVAL,
+				    "working directory '%.256s' is not a normalized absolute "
+				    "path systemd accepts",
+				    cwd);
 	return 0;
 }
 
@@ -129,7 +129,7 @@ static void sandbox_head_lines(struct strbuf *b, const struct unit_app *a, bool 
 
 /* What the app may see and do: hidden and read-only paths, then the isolators. */
 static int sandbox_tail_lines(struct strbuf *b, const struct unit_app *a, bool in_file,
-			      struct stage1_error *reterr)
+			      struct cc_error *reterr)
 {
 	int r = paths_lines(b, a, in_file, reterr);
 
@@ -140,7 +140,7 @@ static int sandbox_tail_lines(struct strbuf *b, const struct unit_app *a, bool i
 	return 0;
 }
 
-int unit_app_sandbox_format(const struct unit_app *a, char **ret, struct stage1_error *reterr)
+int unit_app_sandbox_format(const struct unit_app *a, char **ret, struct cc_error *reterr)
 {
 	struct strbuf b = {};
 	int r;
@@ -158,7 +158,7 @@ int unit_app_sandbox_format(const struct unit_app *a, char **ret, struct stage1_
 	return strbuf_steal(&b, ret);
 }
 
-int unit_app_format(const struct unit_app *a, char **ret, struct stage1_error *reterr)
+int unit_app_format(const struct unit_app *a, char **ret, struct cc_error *reterr)
 {
 	struct strbuf b = {};
 	int r;

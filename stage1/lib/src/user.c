@@ -63,7 +63,7 @@ static bool name_is_sane(const char *s)
 }
 
 static int id_resolve(int rootfs_fd, const char *value, bool is_user, uint32_t *ret,
-		      struct stage1_error *reterr)
+		      struct cc_error *reterr)
 {
 	const char *what = is_user ? "user" : "group";
 	const char *db = is_user ? "/etc/passwd" : "/etc/group";
@@ -73,17 +73,17 @@ static int id_resolve(int rootfs_fd, const char *value, bool is_user, uint32_t *
 	int r, read_r;
 
 	if (!value || !*value)
-		return stage1_error_set(reterr, -EINVAL, "empty %s", what);
+		return cc_error_set(reterr, -EINVAL, "empty %s", what);
 
 	if (value[0] == '/') {
 		struct stat st;
 
 		r = rootfs_stat(rootfs_fd, value, &st);
 		if (r < 0)
-			return stage1_error_set(reterr, r == -ENOENT ? -ESRCH : r,
-						"%s '%.256s': cannot stat that path in the app's "
-						"rootfs: %s",
-						what, value, strerror(-r));
+			return cc_error_set(reterr, r == -ENOENT ? -ESRCH : r,
+					    "%s '%.256s': cannot stat that path in the app's "
+					    "rootfs: %s",
+					    what, value, strerror(-r));
 		*ret = is_user ? (uint32_t) st.st_uid : (uint32_t) st.st_gid;
 		return 0;
 	}
@@ -92,8 +92,8 @@ static int id_resolve(int rootfs_fd, const char *value, bool is_user, uint32_t *
 			 ? rootfs_read_file(rootfs_fd, db, STAGE1_ETC_FILE_MAX, &buf, &len)
 			 : -ENOENT;
 	if (read_r == -ENOSYS || read_r == -ENOMEM)
-		return stage1_error_set(reterr, read_r, "cannot read the app's %s: %s", db,
-					strerror(-read_r));
+		return cc_error_set(reterr, read_r, "cannot read the app's %s: %s", db,
+				    strerror(-read_r));
 	if (read_r >= 0 && etc_db_lookup(buf, len, value, &id) >= 0) {
 		*ret = id;
 		return 0;
@@ -104,14 +104,13 @@ static int id_resolve(int rootfs_fd, const char *value, bool is_user, uint32_t *
 		return 0;
 	}
 	if (r == -ERANGE)
-		return stage1_error_set(reterr, -ERANGE, "%s '%.256s': id out of range", what,
-					value);
+		return cc_error_set(reterr, -ERANGE, "%s '%.256s': id out of range", what, value);
 	if (read_r < 0 && read_r != -ENOENT)
-		return stage1_error_set(reterr, -ESRCH,
-					"%s '%.256s' not found: cannot read the app's %s: %s", what,
-					value, db, strerror(-read_r));
-	return stage1_error_set(reterr, -ESRCH, "%s '%.256s' not found in the app's %s", what,
-				value, db);
+		return cc_error_set(reterr, -ESRCH,
+				    "%s '%.256s' not found: cannot read the app's %s: %s", what,
+				    value, db, strerror(-read_r));
+	return cc_error_set(reterr, -ESRCH, "%s '%.256s' not found in the app's %s", what, value,
+			    db);
 }
 
 bool user_entry_field_is_safe(const char *s, bool is_name)
@@ -205,22 +204,20 @@ static int entry_fields(int rootfs_fd, const char *db, uint32_t id, const unsign
 	return 0;
 }
 
-int app_user_resolve(int rootfs_fd, const char *user, uint32_t *ret_uid,
-		     struct stage1_error *reterr)
+int app_user_resolve(int rootfs_fd, const char *user, uint32_t *ret_uid, struct cc_error *reterr)
 {
 	assert_return(rootfs_fd >= 0 && ret_uid, -EINVAL);
 	return id_resolve(rootfs_fd, user, true, ret_uid, reterr);
 }
 
-int app_group_resolve(int rootfs_fd, const char *group, uint32_t *ret_gid,
-		      struct stage1_error *reterr)
+int app_group_resolve(int rootfs_fd, const char *group, uint32_t *ret_gid, struct cc_error *reterr)
 {
 	assert_return(rootfs_fd >= 0 && ret_gid, -EINVAL);
 	return id_resolve(rootfs_fd, group, false, ret_gid, reterr);
 }
 
 int app_ids_resolve(int rootfs_fd, const struct manifest_app *app, struct app_ids *ret,
-		    struct stage1_error *reterr)
+		    struct cc_error *reterr)
 {
 	struct app_ids ids = {};
 	int r;
@@ -239,9 +236,9 @@ int app_ids_resolve(int rootfs_fd, const struct manifest_app *app, struct app_id
 		for (size_t i = 0; i < app->n_supplementary_gids; i++) {
 			if (app->supplementary_gids[i] == UINT32_MAX) {
 				free(ids.supplementary_gids);
-				return stage1_error_set(reterr, -ERANGE,
-							"supplementary GID %u is not a valid id",
-							app->supplementary_gids[i]);
+				return cc_error_set(reterr, -ERANGE,
+						    "supplementary GID %u is not a valid id",
+						    app->supplementary_gids[i]);
 			}
 			ids.supplementary_gids[i] = app->supplementary_gids[i];
 		}

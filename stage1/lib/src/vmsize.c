@@ -28,7 +28,7 @@ static int limit_of(const struct manifest_isolator_list *l, enum manifest_isolat
 
 /* Sum of the apps' limits of type t (saturating at UINT64_MAX). */
 static int apps_sum(const struct pod_manifest *pod, const struct image_manifest *const *images,
-		    enum manifest_isolator_type t, uint64_t *ret, struct stage1_error *reterr)
+		    enum manifest_isolator_type t, uint64_t *ret, struct cc_error *reterr)
 {
 	uint64_t sum = 0;
 
@@ -42,9 +42,8 @@ static int apps_sum(const struct pod_manifest *pod, const struct image_manifest 
 			continue;
 		r = limit_of(&app->isolators, t, &v);
 		if (r < 0)
-			return stage1_error_set(reterr, r, "app %s: invalid %s limit",
-						pod->apps[i].name,
-						manifest_isolator_type_to_name(t));
+			return cc_error_set(reterr, r, "app %s: invalid %s limit",
+					    pod->apps[i].name, manifest_isolator_type_to_name(t));
 		if (add_overflows_u64(sum, v, &sum))
 			sum = UINT64_MAX;
 	}
@@ -53,13 +52,13 @@ static int apps_sum(const struct pod_manifest *pod, const struct image_manifest 
 }
 
 static int budget(const struct pod_manifest *pod, const struct image_manifest *const *images,
-		  enum manifest_isolator_type t, uint64_t *ret, struct stage1_error *reterr)
+		  enum manifest_isolator_type t, uint64_t *ret, struct cc_error *reterr)
 {
 	int r = limit_of(&pod->isolators, t, ret);
 
 	if (r < 0)
-		return stage1_error_set(reterr, r, "pod: invalid %s limit",
-					manifest_isolator_type_to_name(t));
+		return cc_error_set(reterr, r, "pod: invalid %s limit",
+				    manifest_isolator_type_to_name(t));
 	if (*ret > 0)
 		return 0;
 	return apps_sum(pod, images, t, ret, reterr);
@@ -67,7 +66,7 @@ static int budget(const struct pod_manifest *pod, const struct image_manifest *c
 
 int vm_size_compute(const struct pod_manifest *pod, const struct image_manifest *const *images,
 		    unsigned host_cpus, uint64_t host_mem_mib, struct vm_size *ret,
-		    struct stage1_warnings *warnings, struct stage1_error *reterr)
+		    struct cc_warnings *warnings, struct cc_error *reterr)
 {
 	uint64_t mem_bytes, millis, mem_mib, cpus, max_cpus;
 	int r;
@@ -87,11 +86,10 @@ int vm_size_compute(const struct pod_manifest *pod, const struct image_manifest 
 	if (host_mem_mib > 0 && mem_mib > host_mem_mib) {
 		uint64_t capped = host_mem_mib & ~UINT64_C(1);
 
-		if (stage1_warnings_add(warnings,
-					"the pod's memory (%" PRIu64
-					" MiB with the VM overhead) is "
-					"capped at the host's %" PRIu64 " MiB",
-					mem_mib, capped) < 0)
+		if (cc_warnings_add(warnings,
+				    "the pod's memory (%" PRIu64 " MiB with the VM overhead) is "
+				    "capped at the host's %" PRIu64 " MiB",
+				    mem_mib, capped) < 0)
 			return -ENOMEM;
 		mem_mib = capped;
 	}
@@ -106,11 +104,11 @@ int vm_size_compute(const struct pod_manifest *pod, const struct image_manifest 
 	 * fewer vCPUs still honour; the pod runs as it would on a smaller host. */
 	max_cpus = host_cpus < VM_MAX_CPUS ? host_cpus : VM_MAX_CPUS;
 	if (cpus > max_cpus) {
-		if (stage1_warnings_add(
-			    warnings, "the pod's %" PRIu64 " vCPUs are capped at %" PRIu64 " (%s)",
-			    cpus, max_cpus,
-			    max_cpus == host_cpus ? "the host's CPUs" : "cc-vmm's limit per VM") <
-		    0)
+		if (cc_warnings_add(warnings,
+				    "the pod's %" PRIu64 " vCPUs are capped at %" PRIu64 " (%s)",
+				    cpus, max_cpus,
+				    max_cpus == host_cpus ? "the host's CPUs"
+							  : "cc-vmm's limit per VM") < 0)
 			return -ENOMEM;
 		cpus = max_cpus;
 	}

@@ -437,7 +437,7 @@ START_TEST(test_in_process_free_leaves_nothing)
 {
 	char *sock = tmp_path("vsock");
 	char spec[4300];
-	const char *reason = NULL;
+	struct cc_error reason = {0};
 	struct vm_config cfg;
 	unsigned fds, threads;
 
@@ -456,13 +456,14 @@ START_TEST(test_in_process_free_leaves_nothing)
 	fds = count_entries("/proc/self/fd");
 	threads = vmm_count_threads(getpid());
 	for (int round = 0; round < 2; round++) {
-		struct vm_error err = {0};
+		struct cc_error err = {0};
+		struct vm_exit ex = {0};
 		struct vm *vm = NULL;
 
 		ck_assert_msg(vm_new(&cfg, &vm, &err) == 0, "vm_new: %s", err.msg);
 		ck_assert_int_eq(access(sock, F_OK), 0);
-		ck_assert_msg(vm_run(vm, &err) == 0, "vm_run: %s", err.msg);
-		ck_assert_int_eq(err.status, VMM_EXIT_OK);
+		ck_assert_msg(vm_run(vm, &ex, &err) == 0, "vm_run: %s", err.msg);
+		ck_assert_int_eq(ex.status, VMM_EXIT_OK);
 		vm = vm_free(vm);
 		ck_assert_int_eq(access(sock, F_OK), -1);
 		ck_assert_uint_eq(count_entries("/proc/self/fd"), fds);

@@ -195,7 +195,7 @@ static void teardown(void)
 	cctest_rm_rf(dir);
 }
 
-static int connect_fake(char **msg)
+static int connect_fake(struct cc_error *msg)
 {
 	int fd = -1;
 
@@ -207,7 +207,8 @@ START_TEST(test_exec_relay)
 {
 	char *argv[] = {(char *) "/bin/tool", (char *) "-x", NULL};
 	int in[2], out[2], err[2], code = -1;
-	_cleanup_free_ char *msg = NULL, *o = NULL, *e = NULL;
+	struct cc_error msg = {0};
+	_cleanup_free_ char *o = NULL, *e = NULL;
 	pid_t pid = fake_start(FAKE_EXEC);
 	int fd = connect_fake(&msg);
 	struct agent_client_stdio io;
@@ -220,7 +221,7 @@ START_TEST(test_exec_relay)
 	io = (struct agent_client_stdio){.in = in[0], .out = out[1], .err = err[1]};
 	ASSERT_OK(agent_client_exec(fd, "web", argv, 2, &io, &code, &msg));
 	ck_assert_int_eq(code, 7);
-	ck_assert_ptr_null(msg);
+	ck_assert_str_eq(msg.msg, "");
 	close(out[1]);
 	close(err[1]);
 	ASSERT_OK(read_full_fd(out[0], 4096, &o, NULL));
@@ -239,7 +240,7 @@ START_TEST(test_exec_big_output_while_stdin_open)
 {
 	char *argv[] = {(char *) "cat", NULL};
 	int in[2], out, code = -1;
-	_cleanup_free_ char *msg = NULL;
+	struct cc_error msg = {0};
 	pid_t pid = fake_start(FAKE_BIG);
 	int fd = connect_fake(&msg);
 	struct agent_client_stdio io;
@@ -265,15 +266,16 @@ END_TEST
 START_TEST(test_exec_error_reply)
 {
 	char *argv[] = {(char *) "nope", NULL};
-	_cleanup_free_ char *msg = NULL;
+	struct cc_error msg = {0};
 	pid_t pid = fake_start(FAKE_ERROR);
 	int fd = connect_fake(&msg), code = -1;
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	struct agent_client_stdio io = {.in = null, .out = null, .err = null};
 
-	ASSERT_OK(agent_client_exec(fd, "web", argv, 1, &io, &code, &msg));
+	ASSERT_ERRNO(agent_client_exec(fd, "web", argv, 1, &io, &code, &msg), EIO);
 	ck_assert_int_eq(code, 127);
-	ck_assert_str_eq(msg, "cannot execute nope: not found");
+	ck_assert_int_eq(msg.status, 127);
+	ck_assert_str_eq(msg.msg, "cannot execute nope: not found");
 	close(null);
 	close(fd);
 	fake_end(pid);
@@ -285,22 +287,20 @@ START_TEST(test_exec_hostile_and_vanished_agent)
 	char *argv[] = {(char *) "x", NULL};
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC), fd, code;
 	struct agent_client_stdio io = {.in = null, .out = null, .err = null};
-	char *msg = NULL;
+	struct cc_error msg = {0};
 	pid_t pid;
 
 	pid = fake_start(FAKE_HOSTILE);
 	fd = connect_fake(&msg);
 	ASSERT_ERRNO(agent_client_exec(fd, "web", argv, 1, &io, &code, &msg), EBADMSG);
-	ck_assert_str_eq(msg, "malformed data from the pod's agent");
-	free(msg);
+	ck_assert_str_eq(msg.msg, "malformed data from the pod's agent");
 	close(fd);
 	fake_end(pid);
 
 	pid = fake_start(FAKE_VANISH);
 	fd = connect_fake(&msg);
 	ASSERT_ERRNO(agent_client_exec(fd, "web", argv, 1, &io, &code, &msg), ECONNRESET);
-	ck_assert_ptr_nonnull(strstr(msg, "closed the connection"));
-	free(msg);
+	ck_assert_ptr_nonnull(strstr(msg.msg, "closed the connection"));
 	close(fd);
 	fake_end(pid);
 
@@ -308,7 +308,6 @@ START_TEST(test_exec_hostile_and_vanished_agent)
 	pid = fake_start(FAKE_VANISH);
 	fd = connect_fake(&msg);
 	ASSERT_ERRNO(agent_client_exec(fd, "../etc", argv, 1, &io, &code, &msg), EINVAL);
-	free(msg);
 	close(fd);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
@@ -318,23 +317,20 @@ END_TEST
 
 START_TEST(test_connect_failures)
 {
-	char *msg = NULL;
+	struct cc_error msg = {0};
 	int fd = -1;
 	pid_t pid;
 
 	ck_assert_int_lt(agent_client_connect(sock_path, 1024, 1000, &fd, &msg), 0);
-	ck_assert_ptr_nonnull(strstr(msg, "cannot reach the pod's VM"));
-	free(msg);
+	ck_assert_ptr_nonnull(strstr(msg.msg, "cannot reach the pod's VM"));
 
 	pid = fake_start(FAKE_REFUSE);
 	ASSERT_ERRNO(agent_client_connect(sock_path, 1024, 5000, &fd, &msg), ECONNREFUSED);
-	ck_assert_ptr_nonnull(strstr(msg, "not reachable"));
-	free(msg);
+	ck_assert_ptr_nonnull(strstr(msg.msg, "not reachable"));
 	fake_end(pid);
 
 	pid = fake_start(FAKE_BAD_OK);
 	ASSERT_ERRNO(agent_client_connect(sock_path, 1024, 5000, &fd, &msg), EBADMSG);
-	free(msg);
 	fake_end(pid);
 	ck_assert_int_eq(fd, -1);
 }
@@ -349,7 +345,7 @@ END_TEST
 START_TEST(test_connect_beneath)
 {
 	char cc[256], vm[300], link[300], target[400], file[400];
-	char *msg = NULL;
+	struct cc_error msg = {0};
 	int fd = -1, cwd;
 	pid_t pid;
 
@@ -365,17 +361,14 @@ START_TEST(test_connect_beneath)
 	pid = fake_start(FAKE_STOP_OK);
 	ck_assert_int_eq(symlink(sock_path, target), 0);
 	ASSERT_ERRNO(agent_client_connect(link, 1024, 5000, &fd, &msg), ELOOP);
-	ck_assert_ptr_nonnull(strstr(msg, "cannot reach the pod's VM"));
-	free(msg);
+	ck_assert_ptr_nonnull(strstr(msg.msg, "cannot reach the pod's VM"));
 	ck_assert_int_eq(unlink(target), 0);
 	ck_assert_int_eq(symlink("../../vsock", target), 0);
 	ASSERT_ERRNO(agent_client_connect(link, 1024, 5000, &fd, &msg), ELOOP);
-	free(msg);
 	/* The one link followed (cc/vsock) may not leave cc/ either. */
 	ck_assert_int_eq(unlink(link), 0);
 	ck_assert_int_eq(symlink("../vsock", link), 0);
 	ASSERT_ERRNO(agent_client_connect(link, 1024, 5000, &fd, &msg), EXDEV);
-	free(msg);
 	ck_assert_int_eq(unlink(link), 0);
 	ck_assert_int_eq(symlink("vm/vsock", link), 0);
 	ck_assert_int_eq(fd, -1);
@@ -390,7 +383,6 @@ START_TEST(test_connect_beneath)
 	snprintf(file, sizeof(file), "%s/vsock", vm);
 	close(open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
 	ASSERT_ERRNO(agent_client_connect(link, 1024, 5000, &fd, &msg), EBADFD);
-	free(msg);
 
 	/* The real layout: the socket in cc/vm, reached through cc/vsock. */
 	ck_assert_int_eq(unlink(target), 0);
@@ -421,7 +413,7 @@ START_TEST(test_connect_refuses_planted_link_and_fifo)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	_cleanup_close_ int l = -1, c = -1;
-	char *msg = NULL;
+	struct cc_error msg = {0};
 	int fd = -1;
 
 	/* Another host socket, listening: the link's target. */
@@ -433,8 +425,7 @@ START_TEST(test_connect_refuses_planted_link_and_fifo)
 	ck_assert_int_eq(listen(l, 1), 0);
 	ck_assert_int_eq(symlink(sa.sun_path, sock_path), 0);
 	ASSERT_ERRNO(agent_client_connect(sock_path, 1024, 1000, &fd, &msg), ELOOP);
-	ck_assert_ptr_nonnull(strstr(msg, "cannot reach the pod's VM"));
-	free(msg);
+	ck_assert_ptr_nonnull(strstr(msg.msg, "cannot reach the pod's VM"));
 	/* Nothing reached the other socket. */
 	c = accept4(l, NULL, NULL, SOCK_CLOEXEC);
 	ck_assert_int_eq(c, -1);
@@ -443,29 +434,27 @@ START_TEST(test_connect_refuses_planted_link_and_fifo)
 	ck_assert_int_eq(unlink(sock_path), 0);
 	ck_assert_int_eq(mkfifo(sock_path, 0600), 0);
 	ASSERT_ERRNO(agent_client_connect(sock_path, 1024, 1000, &fd, &msg), EBADFD);
-	free(msg);
 	ck_assert_int_eq(fd, -1);
 }
 END_TEST
 
 START_TEST(test_stop)
 {
-	char *msg = NULL;
+	struct cc_error msg = {0};
 	pid_t pid;
 	int fd;
 
 	pid = fake_start(FAKE_STOP_OK);
 	fd = connect_fake(&msg);
 	ASSERT_OK(agent_client_stop(fd, 5000, &msg));
-	ck_assert_ptr_null(msg);
+	ck_assert_str_eq(msg.msg, "");
 	close(fd);
 	fake_end(pid);
 
 	pid = fake_start(FAKE_STOP_ERROR);
 	fd = connect_fake(&msg);
 	ASSERT_ERRNO(agent_client_stop(fd, 5000, &msg), EIO);
-	ck_assert_str_eq(msg, "no apps");
-	free(msg);
+	ck_assert_str_eq(msg.msg, "no apps");
 	close(fd);
 	fake_end(pid);
 
@@ -473,7 +462,6 @@ START_TEST(test_stop)
 	pid = fake_start(FAKE_VANISH);
 	fd = connect_fake(&msg);
 	ASSERT_ERRNO(agent_client_stop(fd, 5000, &msg), EBADMSG);
-	free(msg);
 	close(fd);
 	fake_end(pid);
 }

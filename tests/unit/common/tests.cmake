@@ -18,3 +18,7 @@ cc_add_check_test(NAME test-common-rm-rf LABEL unit
 cc_add_check_test(NAME test-common-spawn LABEL unit
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-spawn.c
   LIBS cccommon)
+# cc/error.h and cc/warnings.h: errno agreement, %m, wrapping, truncation, the warning bound.
+cc_add_check_test(NAME test-common-error LABEL unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-error.c
+  LIBS cccommon)

@@ -77,17 +77,17 @@ static int errno_from_name(const char *s)
 START_TEST(test_valid_manifest_validates)
 {
 	_cleanup_free_ char *buf = NULL, *json = NULL, *json2 = NULL;
-	struct manifest_error err;
+	struct cc_error err;
 	enum manifest_kind kind;
 	size_t len;
 
 	ASSERT_OK(read_full_file(valid_files[_i], MANIFEST_SIZE_MAX, &buf, &len));
 	ck_assert_msg(manifest_validate(buf, len, &kind, &err) == 0, "%s: %s: %s", valid_files[_i],
-		      err.path, err.msg);
+		      err.context, err.msg);
 	/* The normalized form is valid and a fixed point. */
 	ASSERT_OK(manifest_normalize(buf, len, &json, &err));
 	ck_assert_msg(manifest_normalize(json, strlen(json), &json2, &err) == 0, "%s: %s: %s",
-		      valid_files[_i], err.path, err.msg);
+		      valid_files[_i], err.context, err.msg);
 	ck_assert_str_eq(json, json2);
 }
 END_TEST
@@ -97,7 +97,7 @@ START_TEST(test_valid_manifest_kind_matches_parser)
 	_cleanup_(image_manifest_freep) struct image_manifest *im = NULL;
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
 	_cleanup_free_ char *buf = NULL;
-	struct manifest_error err;
+	struct cc_error err;
 	enum manifest_kind kind;
 	size_t len;
 
@@ -106,11 +106,11 @@ START_TEST(test_valid_manifest_kind_matches_parser)
 	if (kind == MANIFEST_KIND_IMAGE) {
 		ASSERT_OK(image_manifest_load(valid_files[_i], &im, &err));
 		ASSERT_ERRNO(pod_manifest_parse(buf, len, &pm, &err), EINVAL);
-		ck_assert_str_eq(err.path, "acKind");
+		ck_assert_str_eq(err.context, "acKind");
 	} else {
 		ASSERT_OK(pod_manifest_load(valid_files[_i], &pm, &err));
 		ASSERT_ERRNO(image_manifest_parse(buf, len, &im, &err), EINVAL);
-		ck_assert_str_eq(err.path, "acKind");
+		ck_assert_str_eq(err.context, "acKind");
 	}
 }
 END_TEST
@@ -119,8 +119,8 @@ START_TEST(test_invalid_manifest_names_path)
 {
 	const char *path = invalid_files[_i];
 	_cleanup_free_ char *buf = NULL, *expect_path = NULL, *expect = NULL;
-	char errno_name[32], want_path[MANIFEST_ERROR_PATH_MAX];
-	struct manifest_error err;
+	char errno_name[32], want_path[CC_ERROR_CONTEXT_MAX];
+	struct cc_error err;
 	size_t len;
 	int r, e;
 
@@ -132,10 +132,10 @@ START_TEST(test_invalid_manifest_names_path)
 
 	ASSERT_OK(read_full_file(path, MANIFEST_SIZE_MAX, &buf, &len));
 	r = manifest_validate(buf, len, NULL, &err);
-	ck_assert_msg(r == -e, "%s: returned %d (%s: %s), expected -%s", path, r, err.path, err.msg,
-		      errno_name);
-	ck_assert_msg(strcmp(err.path, want_path) == 0, "%s: error at %s (%s), expected at %s",
-		      path, err.path, err.msg, want_path);
+	ck_assert_msg(r == -e, "%s: returned %d (%s: %s), expected -%s", path, r, err.context,
+		      err.msg, errno_name);
+	ck_assert_msg(strcmp(err.context, want_path) == 0, "%s: error at %s (%s), expected at %s",
+		      path, err.context, err.msg, want_path);
 	ck_assert_msg(err.msg[0] != '\0', "%s: empty error message", path);
 }
 END_TEST
@@ -143,7 +143,7 @@ END_TEST
 START_TEST(test_truncated_valid_manifests_fail_cleanly)
 {
 	_cleanup_free_ char *buf = NULL;
-	struct manifest_error err;
+	struct cc_error err;
 	const char *last;
 	size_t len;
 
@@ -153,7 +153,7 @@ START_TEST(test_truncated_valid_manifests_fail_cleanly)
 	ck_assert_ptr_nonnull(last);
 	for (size_t cut = 0; cut <= (size_t) (last - buf); cut++) {
 		ck_assert_int_lt(manifest_validate(buf, cut, NULL, &err), 0);
-		ck_assert_str_eq(err.path, "$");
+		ck_assert_str_eq(err.context, "$");
 	}
 }
 END_TEST

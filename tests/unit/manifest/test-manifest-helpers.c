@@ -53,12 +53,12 @@ START_TEST(test_effective_app_pod_app_replaces_image_app)
 {
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
 	_cleanup_(image_manifest_freep) struct image_manifest *im = NULL;
-	struct manifest_error err;
+	struct cc_error err;
 	const struct manifest_app *app;
 	const struct pod_app *web, *side;
 
 	ck_assert_msg(pod_manifest_parse(pod_json, strlen(pod_json), &pm, &err) == 0, "%s: %s",
-		      err.path, err.msg);
+		      err.context, err.msg);
 	ASSERT_OK(image_manifest_parse(image_json, strlen(image_json), &im, &err));
 	web = pod_manifest_find_app(pm, "web");
 	side = pod_manifest_find_app(pm, "side");
@@ -84,7 +84,7 @@ START_TEST(test_isolator_lookup_is_typed)
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
 	const struct manifest_isolator *iso;
 	const struct manifest_app *app;
-	struct manifest_error err;
+	struct cc_error err;
 	uint64_t v;
 
 	ASSERT_OK(pod_manifest_parse(pod_json, strlen(pod_json), &pm, &err));
@@ -143,7 +143,7 @@ START_TEST(test_resource_without_limit_has_no_data)
 				   "\"name\":\"a\",\"app\":{\"user\":\"0\",\"group\":\"0\","
 				   "\"isolators\":[{\"name\":\"resource/memory\",\"value\":{}}]}}";
 	_cleanup_(image_manifest_freep) struct image_manifest *im = NULL;
-	struct manifest_error err;
+	struct cc_error err;
 	uint64_t v;
 
 	ASSERT_OK(image_manifest_parse(json, strlen(json), &im, &err));
@@ -159,7 +159,7 @@ START_TEST(test_volume_lookup_prefers_app_volume)
 	const struct pod_app *web;
 	const struct pod_mount *mnt;
 	struct manifest_mount_point mp = {};
-	struct manifest_error err;
+	struct cc_error err;
 
 	ASSERT_OK(pod_manifest_parse(pod_json, strlen(pod_json), &pm, &err));
 	web = &pm->apps[0];
@@ -217,21 +217,21 @@ static char *repeat_json(const char *head, const char *item, size_t n, const cha
 START_TEST(test_limits_give_clean_errors)
 {
 	_cleanup_free_ char *big = NULL, *arr = NULL, *longstr = NULL, *deep = NULL;
-	struct manifest_error err;
+	struct cc_error err;
 	size_t prefix;
 
 	/* Larger than MANIFEST_SIZE_MAX: refused before parsing. */
 	big = repeat_json("{\"acKind\":\"PodManifest\",\"x\":[", "0", MANIFEST_SIZE_MAX / 2 + 1,
 			  "]}");
 	ASSERT_ERRNO(manifest_validate(big, strlen(big), NULL, &err), EFBIG);
-	ck_assert_str_eq(err.path, "$");
+	ck_assert_str_eq(err.context, "$");
 
 	/* Too many elements in one array. */
 	arr = repeat_json("{\"acKind\":\"ImageManifest\",\"acVersion\":\"0.8.11\",\"name\":\"a\","
 			  "\"pathWhitelist\":[",
 			  "\"/a\"", MANIFEST_ARRAY_MAX + 1, "]}");
 	ASSERT_ERRNO(manifest_validate(arr, strlen(arr), NULL, &err), E2BIG);
-	ck_assert_str_eq(err.path, "pathWhitelist");
+	ck_assert_str_eq(err.context, "pathWhitelist");
 
 	/* A string over MANIFEST_STRING_MAX. */
 	longstr = malloc(MANIFEST_STRING_MAX + 200);
@@ -242,7 +242,7 @@ START_TEST(test_limits_give_clean_errors)
 	longstr[prefix + MANIFEST_STRING_MAX + 1] = '\0';
 	strcat(longstr, "\"}");
 	ASSERT_ERRNO(manifest_validate(longstr, strlen(longstr), NULL, &err), E2BIG);
-	ck_assert_str_eq(err.path, "name");
+	ck_assert_str_eq(err.context, "name");
 
 	/* Deep nesting inside an unknown isolator value. */
 	deep = repeat_json("{\"acKind\":\"PodManifest\",\"x\":", "[", 10000, "");
@@ -257,7 +257,7 @@ END_TEST
 START_TEST(test_error_path_is_truncated_safely)
 {
 	_cleanup_free_ char *json = NULL;
-	struct manifest_error err;
+	struct cc_error err;
 	char key[201];
 
 	/* A 200-byte key on the error path does not overflow the 128-byte path buffer. */
@@ -270,8 +270,8 @@ START_TEST(test_error_path_is_truncated_safely)
 				  key),
 			 0);
 	ASSERT_ERRNO(manifest_validate(json, strlen(json), NULL, &err), EINVAL);
-	ck_assert_uint_eq(strlen(err.path), MANIFEST_ERROR_PATH_MAX - 1);
-	ck_assert(strncmp(err.path, "app.userLabels.kkk", 18) == 0);
+	ck_assert_uint_eq(strlen(err.context), CC_ERROR_CONTEXT_MAX - 1);
+	ck_assert(strncmp(err.context, "app.userLabels.kkk", 18) == 0);
 }
 END_TEST
 
@@ -280,10 +280,10 @@ START_TEST(test_error_path_has_no_control_characters)
 	static const char json[] = "{\"acKind\":\"ImageManifest\",\"acVersion\":\"0.8.11\","
 				   "\"name\":\"a\",\"app\":{\"user\":\"0\",\"group\":\"0\","
 				   "\"userAnnotations\":{\"a\\nb\\u0001\":false}}}";
-	struct manifest_error err;
+	struct cc_error err;
 
 	ASSERT_ERRNO(manifest_validate(json, strlen(json), NULL, &err), EINVAL);
-	ck_assert_str_eq(err.path, "app.userAnnotations.a?b?");
+	ck_assert_str_eq(err.context, "app.userAnnotations.a?b?");
 	ck_assert_str_eq(err.msg, "expected a string, got a boolean");
 }
 END_TEST

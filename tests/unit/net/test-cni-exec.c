@@ -34,8 +34,7 @@ static void plugin_write(const char *name, const char *body)
 	ck_assert_int_eq(chmod(p, 0755), 0);
 }
 
-static int call(const char *name, const char *args, int timeout_ms, char **out,
-		struct stage1_error *e)
+static int call(const char *name, const char *args, int timeout_ms, char **out, struct cc_error *e)
 {
 	char p[PATH_MAX];
 	const char *conf = "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"type\":\"t\"}";
@@ -72,7 +71,7 @@ static void teardown(void)
 START_TEST(test_env_and_stdin)
 {
 	_cleanup_free_ char *out = NULL;
-	struct stage1_error e;
+	struct cc_error e;
 
 	/* Echo back what the protocol says the plugin gets; CNI_FOO from our env must not pass. */
 	plugin_write("echo", "in=$(cat)\n"
@@ -100,7 +99,7 @@ START_TEST(test_no_fd_leak)
 {
 	_cleanup_free_ char *out = NULL;
 	_cleanup_close_ int lock = -1;
-	struct stage1_error e;
+	struct cc_error e;
 
 	/* Like RKT_LOCK_FD: inheritable (no FD_CLOEXEC) in the caller, at fd 47. */
 	lock = open("/", O_RDONLY | O_DIRECTORY);
@@ -127,7 +126,7 @@ END_TEST
 START_TEST(test_error_object)
 {
 	_cleanup_free_ char *out = NULL;
-	struct stage1_error e;
+	struct cc_error e;
 
 	plugin_write("err", "cat >/dev/null; echo '{\"cniVersion\":\"1.0.0\",\"code\":11,"
 			    "\"msg\":\"no IP addresses available\",\"details\":\"range full\"}'; "
@@ -151,7 +150,7 @@ END_TEST
 START_TEST(test_timeout)
 {
 	_cleanup_free_ char *out = NULL;
-	struct stage1_error e;
+	struct cc_error e;
 	struct timespec a, b;
 	long ms;
 
@@ -178,7 +177,7 @@ END_TEST
 START_TEST(test_big_output_and_stdin_ignored)
 {
 	_cleanup_free_ char *out = NULL;
-	struct stage1_error e;
+	struct cc_error e;
 
 	plugin_write("flood", "yes '{}'");
 	ASSERT_ERRNO(call("flood", "", 10000, &out, &e), EFBIG);
@@ -192,7 +191,7 @@ START_TEST(test_not_executable_and_find)
 {
 	_cleanup_free_ char *out = NULL, *found = NULL, *path = NULL;
 	const char *dirs[] = {"/nonexistent", dir, NULL};
-	struct stage1_error e;
+	struct cc_error e;
 	char p[PATH_MAX];
 
 	ASSERT_ERRNO(call("missing", "", 5000, &out, &e), ENOEXEC);

@@ -17,7 +17,7 @@
 
 static struct cni_result res;
 
-static int parse_file(const char *name, struct stage1_error *e)
+static int parse_file(const char *name, struct cc_error *e)
 {
 	_cleanup_free_ char *buf = NULL;
 	char p[PATH_MAX];
@@ -29,7 +29,7 @@ static int parse_file(const char *name, struct stage1_error *e)
 	return cni_result_parse(buf, len, &res, e);
 }
 
-static int parse_str(const char *s, struct stage1_error *e)
+static int parse_str(const char *s, struct cc_error *e)
 {
 	memset(e, 0, sizeof(*e));
 	return cni_result_parse(s, strlen(s), &res, e);
@@ -45,7 +45,7 @@ static void assert_addr(int family, const uint8_t *a, const char *want)
 
 START_TEST(test_v100)
 {
-	struct stage1_error e;
+	struct cc_error e;
 
 	ASSERT_OK(parse_file("v100-ptp.json", &e));
 	ck_assert_uint_eq(res.n_ifaces, 2);
@@ -86,7 +86,7 @@ END_TEST
 
 START_TEST(test_v040_and_legacy)
 {
-	struct stage1_error e;
+	struct cc_error e;
 
 	ASSERT_OK(parse_file("v040-bridge.json", &e));
 	ck_assert_uint_eq(res.n_ifaces, 3);
@@ -143,7 +143,7 @@ START_TEST(test_malformed)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		struct stage1_error e;
+		struct cc_error e;
 		int r = parse_str(bad[i], &e);
 
 		ck_assert_msg(r == -EBADMSG, "case %zu (%s): %d", i, bad[i], r);
@@ -155,7 +155,7 @@ END_TEST
 START_TEST(test_limits)
 {
 	char buf[8192] = "{\"ips\":[";
-	struct stage1_error e;
+	struct cc_error e;
 
 	for (int i = 0; i <= CNI_IPS_MAX; i++) {
 		char one[64];

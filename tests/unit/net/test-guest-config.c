@@ -19,7 +19,7 @@ static void nic_load(struct ccnet_nic *nic, const char *result, const char *name
 		     const char *ifname)
 {
 	_cleanup_free_ char *buf = NULL;
-	struct stage1_error e = {};
+	struct cc_error e = {};
 	char p[PATH_MAX];
 	size_t len;
 

@@ -304,7 +304,7 @@ START_TEST(test_roundtrip)
 	struct ccnet_port ports[] = {{.proto = "tcp", .pod_port = 80, .host_port = 18080}};
 	_cleanup_free_ char *links = NULL, *nat = NULL, *filter = NULL, *res = NULL;
 	struct ccnet_selection sel = {};
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	struct ccnet_pod pod;
 	struct pod_env e;
 	size_t len;
@@ -386,7 +386,7 @@ END_TEST
 static void setup_fails(const char *net, const char *want)
 {
 	struct ccnet_selection sel = {};
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	struct ccnet_pod pod;
 	struct pod_env e;
 	int r;
@@ -433,7 +433,7 @@ START_TEST(test_bad_ports)
 	struct ccnet_port ports[] = {{.proto = "tcp", .pod_port = 80, .host_port = 80},
 				     {.proto = "tcp", .pod_port = 81, .host_port = 80}};
 	struct ccnet_selection sel = {};
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	struct ccnet_pod pod;
 	struct pod_env e;
 
@@ -497,7 +497,7 @@ START_TEST(test_crash_then_gc)
 		{.proto = "udp", .pod_port = 53, .host_port = 10053, .host_ip = "127.0.0.1"}};
 	_cleanup_free_ struct pod_resource *res = NULL;
 	struct ccnet_selection sel = {};
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	struct pod_env e;
 	size_t n = 0;
 	pid_t pid;
@@ -553,7 +553,7 @@ static void pod_setup_ok(struct pod_env *e, struct ccnet_selection *sel,
 			 const struct ccnet_port *ports, size_t n_ports, int firewall,
 			 struct ccnet_pod *pod)
 {
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	struct ccnet_setup_params p = {
 		.pod_fd = e->pod_fd,
 		.uuid = UUID,
@@ -594,7 +594,7 @@ static int remote_up(const char *host_cidr, const char *remote_cidr, const char 
 static void traffic_done(struct pod_env *e, struct guest_sim *g, struct ccnet_pod *pod,
 			 struct ccnet_selection *sel)
 {
-	struct stage1_error err = {};
+	struct cc_error err = {};
 
 	guest_sim_stop(g);
 	sim_ip("link del cc-rmt0");
@@ -618,7 +618,7 @@ START_TEST(test_guest_traffic)
 	const int firewall = _i; /* 1: iptables, 2: nft */
 	struct ccnet_port ports[] = {{.proto = "tcp", .pod_port = 80, .host_port = 18080}};
 	struct ccnet_selection sel = {};
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	struct guest_sim *g = NULL;
 	_cleanup_close_ int remote = -1, glisten = -1, rlisten = -1;
 	char peer[INET_ADDRSTRLEN], gw[INET_ADDRSTRLEN], pod_ip[INET_ADDRSTRLEN];
@@ -684,7 +684,7 @@ START_TEST(test_guest_traffic6)
 		{.proto = "tcp", .pod_port = 80, .host_port = 18080},
 		{.proto = "tcp", .pod_port = 80, .host_port = 18081, .host_ip = "fd00:200::1"}};
 	struct ccnet_selection sel = {};
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	struct guest_sim *g = NULL;
 	_cleanup_close_ int remote = -1, glisten = -1, rlisten = -1;
 	char peer[INET6_ADDRSTRLEN], gw6[INET6_ADDRSTRLEN], pod6[INET6_ADDRSTRLEN];
@@ -758,7 +758,7 @@ END_TEST
 START_TEST(test_restricted_traffic)
 {
 	struct ccnet_selection sel = {};
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	struct guest_sim *g = NULL;
 	_cleanup_close_ int remote = -1, hlisten = -1, rlisten = -1;
 	char peer[INET_ADDRSTRLEN], gw[INET_ADDRSTRLEN];
@@ -804,7 +804,7 @@ END_TEST
 START_TEST(test_del_failure_retried)
 {
 	struct ccnet_selection sel = {};
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	_cleanup_free_ char *json = NULL, *bad = NULL;
 	struct ccnet_pod pod;
 	struct pod_env e;

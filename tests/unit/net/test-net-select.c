@@ -25,7 +25,7 @@ static void dirs_init(void)
 }
 
 static int sel(const char *v, const char *d1, const char *d2, struct ccnet_selection *s,
-	       struct stage1_error *e)
+	       struct cc_error *e)
 {
 	const char *dirs[] = {d1, d2, NULL};
 
@@ -37,7 +37,7 @@ static int sel(const char *v, const char *d1, const char *d2, struct ccnet_selec
 START_TEST(test_default_builtin)
 {
 	struct ccnet_selection s;
-	struct stage1_error e;
+	struct cc_error e;
 
 	ASSERT_OK(sel("default", "/nonexistent", NULL, &s, &e));
 	ck_assert_uint_eq(s.n, 1);
@@ -61,7 +61,7 @@ END_TEST
 START_TEST(test_restricted)
 {
 	struct ccnet_selection s;
-	struct stage1_error e;
+	struct cc_error e;
 
 	ASSERT_OK(sel("default-restricted", NULL, NULL, &s, &e));
 	ck_assert_uint_eq(s.n, 1);
@@ -76,7 +76,7 @@ END_TEST
 START_TEST(test_none_and_host)
 {
 	struct ccnet_selection s;
-	struct stage1_error e;
+	struct cc_error e;
 
 	ASSERT_OK(sel("none", dir_a, NULL, &s, &e));
 	ck_assert_uint_eq(s.n, 0);
@@ -95,7 +95,7 @@ END_TEST
 START_TEST(test_named_with_args)
 {
 	struct ccnet_selection s;
-	struct stage1_error e;
+	struct cc_error e;
 
 	/* foo comes from 10-foo.conf (30-foo-again.conf is ignored); rkt adds default-restricted.
 	 */
@@ -122,7 +122,7 @@ END_TEST
 START_TEST(test_user_default_overrides)
 {
 	struct ccnet_selection s;
-	struct stage1_error e;
+	struct cc_error e;
 
 	/* net.d-b defines "default": no built-in is added at all. */
 	ASSERT_OK(sel("default,baz", dir_b, NULL, &s, &e));
@@ -145,7 +145,7 @@ END_TEST
 START_TEST(test_all)
 {
 	struct ccnet_selection s;
-	struct stage1_error e;
+	struct cc_error e;
 
 	ASSERT_OK(sel("all", dir_a, NULL, &s, &e));
 	ck_assert_uint_eq(s.n, 3);
@@ -159,7 +159,7 @@ END_TEST
 START_TEST(test_unknown_and_bad_lists)
 {
 	struct ccnet_selection s;
-	struct stage1_error e;
+	struct cc_error e;
 
 	ASSERT_ERRNO(sel("foo,nope,zip", dir_a, NULL, &s, &e), ENOENT);
 	ck_assert_ptr_nonnull(strstr(e.msg, "nope, zip"));
@@ -206,7 +206,7 @@ START_TEST(test_broken_configs)
 		_cleanup_free_ char *tmp = cctest_mkdtemp();
 		const char *dirs[] = {tmp, NULL};
 		struct ccnet_selection s;
-		struct stage1_error e = {};
+		struct cc_error e = {};
 
 		write_file(tmp, "10-ok.conf", "{ \"name\": \"ok\", \"type\": \"ptp\" }");
 		write_file(tmp, "20-bad.conf", cases[i].content);
@@ -220,7 +220,7 @@ START_TEST(test_broken_configs)
 		_cleanup_free_ char *tmp = cctest_mkdtemp();
 		const char *dirs[] = {tmp, NULL};
 		struct ccnet_selection s;
-		struct stage1_error e = {};
+		struct cc_error e = {};
 
 		write_file(tmp, "10-x.conf", "{ \"name\": \"bad name!\", \"type\": \"ptp\" }");
 		ASSERT_OK(ccnet_select("none", dirs, &s, &e));	  /* none reads nothing */

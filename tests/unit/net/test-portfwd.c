@@ -27,7 +27,7 @@ START_TEST(test_families)
 	const struct portfwd_target v4 = {.ip4 = "10.0.0.2"}, v6 = {.ip6 = "fd00::2"}, none = {};
 	struct ccnet_port any = port("tcp", 80, 8080, ""), p4 = port("tcp", 80, 8081, "10.1.1.1"),
 			  p6 = port("udp", 53, 5353, "fd00:1::1");
-	struct stage1_error err = {};
+	struct cc_error err = {};
 
 	/* No host IP: every family the pod has. */
 	ck_assert_int_eq(portfwd_families(&any, 1, &both, &err), PORTFWD_IP4 | PORTFWD_IP6);
@@ -75,7 +75,7 @@ END_TEST
 
 START_TEST(test_validate)
 {
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	struct ccnet_port ok[] = {port("tcp", 80, 80, ""), port("udp", 80, 80, "::1"),
 				  port("tcp", 81, 81, "10.0.0.1")};
 	struct ccnet_port bad_ip = port("tcp", 80, 80, "fd00::zz");

@@ -253,7 +253,7 @@ START_TEST(test_machined_absent)
 		.memory_max = 196u << 20,
 		.tasks_max = 17,
 	};
-	struct run_error err = {};
+	struct cc_error err = {};
 	bool scope = true;
 
 	/*

@@ -32,7 +32,7 @@ static void teardown(void)
 
 START_TEST(test_made_with_parents)
 {
-	struct run_error err = {};
+	struct cc_error err = {};
 	struct stat st;
 
 	ASSERT_OK(kernel_pages_dir_prepare(path, &err));
@@ -46,7 +46,7 @@ END_TEST
 
 START_TEST(test_refused)
 {
-	struct run_error err = {};
+	struct cc_error err = {};
 
 	ASSERT_OK(kernel_pages_dir_prepare(path, &err));
 	ck_assert_int_eq(chmod(path, 0755), 0);

@@ -43,7 +43,7 @@ static int run_script(const char *script, int lock_fd)
 	char *argv[] = {(char *) "/bin/sh", (char *) "-c", (char *) script,
 			(char *) "vmm",	    tmp,	   NULL};
 	struct supervise_config c = {.argv = argv, .lock_fd = lock_fd, .pod_fd = pod_fd};
-	struct run_error err = {};
+	struct cc_error err = {};
 	pid_t pid = 0;
 	int st = -1;
 
@@ -175,7 +175,7 @@ START_TEST(test_tick_while_vmm_runs)
 				     .tick = tick_count,
 				     .tick_ms = 100,
 				     .userdata = &ticks};
-	struct run_error err = {};
+	struct cc_error err = {};
 	int st = -1;
 
 	ticks = 0;
@@ -192,7 +192,7 @@ START_TEST(test_exec_failure)
 {
 	char *argv[] = {(char *) "/nonexistent/cc-vmm", NULL};
 	struct supervise_config c = {.argv = argv, .lock_fd = -1, .pod_fd = pod_fd};
-	struct run_error err = {};
+	struct cc_error err = {};
 	int st;
 
 	ASSERT_ERRNO(supervise_run(&c, &st, NULL, &err), ENOENT);
@@ -219,7 +219,7 @@ START_TEST(test_setup_hooks_fail)
 	char *argv[] = {(char *) "/bin/true", NULL};
 	struct supervise_config c = {
 		.argv = argv, .lock_fd = -1, .pod_fd = pod_fd, .child_setup = child_setup_fails};
-	struct run_error err = {};
+	struct cc_error err = {};
 	int st;
 
 	ASSERT_ERRNO(supervise_run(&c, &st, NULL, &err), EACCES);

@@ -114,7 +114,7 @@ END_TEST
 START_TEST(test_create_writes_the_bound)
 {
 	struct vmm_cgroup cg = VMM_CGROUP_NULL;
-	struct run_error err = {};
+	struct cc_error err = {};
 	uint64_t kills = 99;
 
 	fake_cgroup("p", "memory pids\n");
@@ -149,7 +149,7 @@ END_TEST
 START_TEST(test_create_keeps_what_is_enabled)
 {
 	struct vmm_cgroup cg = VMM_CGROUP_NULL;
-	struct run_error err = {};
+	struct cc_error err = {};
 
 	/* systemd's root: both controllers on already; p has memory on, pids not. */
 	cctest_write_at(tmp, "root/cgroup.subtree_control", "cpu memory pids\n");
@@ -166,7 +166,7 @@ END_TEST
 START_TEST(test_no_memory_controller)
 {
 	struct vmm_cgroup cg = VMM_CGROUP_NULL;
-	struct run_error err = {};
+	struct cc_error err = {};
 
 	/* A systemd "hybrid" host: memory is a v1 controller, the v2 root does not offer it. */
 	cctest_write_at(tmp, "root/cgroup.controllers", "hugetlb\n");
@@ -185,7 +185,7 @@ END_TEST
 START_TEST(test_no_swap_accounting)
 {
 	struct vmm_cgroup cg = VMM_CGROUP_NULL;
-	struct run_error err = {};
+	struct cc_error err = {};
 
 	fake_cgroup("p", "memory pids\n");
 	fake_cgroup("p/pod", "memory pids\n");
@@ -199,7 +199,7 @@ END_TEST
 START_TEST(test_leftover_with_processes)
 {
 	struct vmm_cgroup cg = VMM_CGROUP_NULL;
-	struct run_error err = {};
+	struct cc_error err = {};
 
 	fake_cgroup("p", "memory pids\n");
 	fake_cgroup("p/pod", "memory pids\n");
@@ -215,7 +215,7 @@ END_TEST
 START_TEST(test_error_removes_what_it_made)
 {
 	struct vmm_cgroup cg = VMM_CGROUP_NULL;
-	struct run_error err = {};
+	struct cc_error err = {};
 	struct stat st;
 
 	/* A directory without the kernel's files: the first read fails, the new dir goes. */
@@ -237,7 +237,7 @@ END_TEST
 START_TEST(test_symlink_never_followed)
 {
 	struct vmm_cgroup cg = VMM_CGROUP_NULL;
-	struct run_error err = {};
+	struct cc_error err = {};
 	char target[PATH_MAX];
 	struct stat st;
 

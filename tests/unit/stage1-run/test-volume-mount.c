@@ -71,8 +71,8 @@ static void apply(const char *mounts_a, const char *mounts_b, const char *volume
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
 	_cleanup_(volume_plan_done) struct volume_plan plan = {};
 	_cleanup_free_ char *json = NULL;
-	struct manifest_error merr;
-	struct run_error err = {};
+	struct cc_error merr;
+	struct cc_error err = {};
 	int r;
 
 	ck_assert_int_ge(
@@ -84,10 +84,10 @@ static void apply(const char *mounts_a, const char *mounts_b, const char *volume
 			 "\"user\":\"0\",\"group\":\"0\"},\"mounts\":[%s]}],\"volumes\":[%s]}",
 			 mounts_a, mounts_b, volumes),
 		0);
-	ck_assert_msg(pod_manifest_parse(json, strlen(json), &pm, &merr) == 0, "%s: %s", merr.path,
-		      merr.msg);
-	ASSERT_OK(volume_plan_build(pm, NULL, &plan, NULL, NULL, &err));
-	r = volume_plan_apply(&plan, pod_fd, &roots, NULL, NULL, &err);
+	ck_assert_msg(pod_manifest_parse(json, strlen(json), &pm, &merr) == 0, "%s: %s",
+		      merr.context, merr.msg);
+	ASSERT_OK(volume_plan_build(pm, NULL, &plan, NULL, &err));
+	r = volume_plan_apply(&plan, pod_fd, &roots, NULL, &err);
 	ck_assert_msg(r == expect, "apply: %d (%s)", r, err.msg);
 	if (expect_msg)
 		ck_assert_msg(strstr(err.msg, expect_msg), "%s", err.msg);
@@ -239,7 +239,7 @@ START_TEST(test_source_changed_type)
 		_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
 		_cleanup_(volume_plan_done) struct volume_plan plan = {};
 		_cleanup_free_ char *json = NULL;
-		struct run_error err = {};
+		struct cc_error err = {};
 
 		ck_assert_int_ge(
 			asprintf(&json,
@@ -251,9 +251,9 @@ START_TEST(test_source_changed_type)
 				 vols),
 			0);
 		ASSERT_OK(pod_manifest_parse(json, strlen(json), &pm, NULL));
-		ASSERT_OK(volume_plan_build(pm, NULL, &plan, NULL, NULL, &err));
+		ASSERT_OK(volume_plan_build(pm, NULL, &plan, NULL, &err));
 		sh("rm -rf %1$s/host/ro && echo >%1$s/host/ro", tmp);
-		ASSERT_ERRNO(volume_plan_apply(&plan, pod_fd, &roots, NULL, NULL, &err), ESTALE);
+		ASSERT_ERRNO(volume_plan_apply(&plan, pod_fd, &roots, NULL, &err), ESTALE);
 		ck_assert_uint_eq(roots.n, 0);
 	}
 }

@@ -33,7 +33,7 @@ static struct pod_manifest *pod_new(const char *mps, const char *mounts, const c
 				    const char *volumes)
 {
 	struct pod_manifest *pm = NULL;
-	struct manifest_error err;
+	struct cc_error err;
 	_cleanup_free_ char *json = NULL;
 
 	ck_assert_int_ge(asprintf(&json,
@@ -46,23 +46,22 @@ static struct pod_manifest *pod_new(const char *mps, const char *mounts, const c
 				  "\"volumes\":[%s]}",
 				  mps, mounts, mounts_b, volumes),
 			 0);
-	ck_assert_msg(pod_manifest_parse(json, strlen(json), &pm, &err) == 0, "%s: %s", err.path,
+	ck_assert_msg(pod_manifest_parse(json, strlen(json), &pm, &err) == 0, "%s: %s", err.context,
 		      err.msg);
 	return pm;
 }
 
-static int warnings;
-static void count_warning(void *userdata, const char *msg)
-{
-	(void) userdata;
-	(void) msg;
-	warnings++;
-}
+static size_t warnings;
 
-static int plan(struct pod_manifest *pm, struct volume_plan *p, struct run_error *err)
+static int plan(struct pod_manifest *pm, struct volume_plan *p, struct cc_error *err)
 {
-	warnings = 0;
-	return volume_plan_build(pm, NULL, p, count_warning, NULL, err);
+	struct cc_warnings w = {};
+	int r;
+
+	r = volume_plan_build(pm, NULL, p, &w, err);
+	warnings = cc_warnings_count(&w);
+	cc_warnings_done(&w);
+	return r;
 }
 
 START_TEST(test_normalize)
@@ -108,7 +107,7 @@ START_TEST(test_host_empty_and_single_file)
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
 	_cleanup_(volume_plan_done) struct volume_plan p = {};
 	_cleanup_free_ char *vols = NULL, *file = NULL;
-	struct run_error err = {};
+	struct cc_error err = {};
 
 	ck_assert_int_ge(asprintf(&file, "%s/f", tmp), 0);
 	ck_assert_int_eq(close(open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)), 0);
@@ -151,7 +150,7 @@ START_TEST(test_missing_host_source)
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
 	_cleanup_(volume_plan_done) struct volume_plan p = {};
 	_cleanup_free_ char *vols = NULL;
-	struct run_error err = {};
+	struct cc_error err = {};
 
 	ck_assert_int_ge(
 		asprintf(&vols, "{\"name\":\"h\",\"kind\":\"host\",\"source\":\"%s/nope\"}", tmp),
@@ -176,7 +175,7 @@ START_TEST(test_overlapping_targets)
 	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
 		_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
 		_cleanup_(volume_plan_done) struct volume_plan p = {};
-		struct run_error err = {};
+		struct cc_error err = {};
 
 		pm = pod_new(
 			"", mounts[i], "",
@@ -191,7 +190,7 @@ START_TEST(test_same_target_in_two_apps_is_fine)
 {
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
 	_cleanup_(volume_plan_done) struct volume_plan p = {};
-	struct run_error err = {};
+	struct cc_error err = {};
 
 	pm = pod_new("", "{\"volume\":\"e\",\"path\":\"/d\"}", "{\"volume\":\"f\",\"path\":\"/d\"}",
 		     "{\"name\":\"e\",\"kind\":\"empty\"},{\"name\":\"f\",\"kind\":\"empty\"}");
@@ -205,7 +204,7 @@ START_TEST(test_root_target_refused)
 {
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
 	_cleanup_(volume_plan_done) struct volume_plan p = {};
-	struct run_error err = {};
+	struct cc_error err = {};
 
 	pm = pod_new("", "{\"volume\":\"e\",\"path\":\"/x/..\"}", "",
 		     "{\"name\":\"e\",\"kind\":\"empty\"}");
@@ -218,7 +217,7 @@ START_TEST(test_unknown_volume)
 {
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
 	_cleanup_(volume_plan_done) struct volume_plan p = {};
-	struct run_error err = {};
+	struct cc_error err = {};
 
 	pm = pod_new("", "", "{\"volume\":\"ghost\",\"path\":\"/g\"}",
 		     "{\"name\":\"e\",\"kind\":\"empty\"}");
@@ -231,7 +230,7 @@ START_TEST(test_mount_points)
 {
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
 	_cleanup_(volume_plan_done) struct volume_plan p = {};
-	struct run_error err = {};
+	struct cc_error err = {};
 
 	/* "data": fulfilled by the pod mount at the same path (read-only from the mount point);
 	 * "named": by the pod volume of that name; "implicit": an implicit empty volume. */

@@ -38,7 +38,7 @@ START_TEST(test_run_parses_the_observed_rkt_command_line)
 			 "--ipc=private " UUID,
 			 buf, sizeof(buf), argv);
 	struct run_flags f;
-	struct stage1_error err = {};
+	struct cc_error err = {};
 
 	ASSERT_OK(run_flags_parse(argc, argv, &f, &err));
 	ck_assert(f.debug);
@@ -64,7 +64,7 @@ START_TEST(test_run_defaults)
 	char buf[256], *argv[MAX_ARGS];
 	int argc = split("--net=default --local-config=/etc/rkt " UUID, buf, sizeof(buf), argv);
 	struct run_flags f;
-	struct stage1_error err = {};
+	struct cc_error err = {};
 
 	ASSERT_OK(run_flags_parse(argc, argv, &f, &err));
 	ck_assert(!f.debug && !f.interactive && !f.disable_paths);
@@ -96,7 +96,7 @@ START_TEST(test_run_private_users_and_dns_modes)
 			 "--dns-conf-mode=hosts=host,resolv=none " UUID,
 			 buf, sizeof(buf), argv);
 	struct run_flags f;
-	struct stage1_error err = {};
+	struct cc_error err = {};
 
 	ASSERT_OK(run_flags_parse(argc, argv, &f, &err));
 	ck_assert(f.private_users);
@@ -188,7 +188,7 @@ START_TEST(test_run_errors)
 	char buf[512], *argv[MAX_ARGS];
 	int argc = split(run_errors[_i].line, buf, sizeof(buf), argv);
 	struct run_flags f = {};
-	struct stage1_error err = {};
+	struct cc_error err = {};
 
 	ASSERT_ERRNO(run_flags_parse(argc, argv, &f, &err), EINVAL);
 	ck_assert_msg(strstr(err.msg, run_errors[_i].msg), "'%s': got '%s', expected '%s'",
@@ -205,7 +205,7 @@ START_TEST(test_run_error_messages_are_one_printable_line)
 		     "and-on-and-on-and-on-and-on";
 	char *argv[] = {(char *) "run", arg, (char *) UUID, NULL};
 	struct run_flags f;
-	struct stage1_error err = {};
+	struct cc_error err = {};
 
 	ASSERT_ERRNO(run_flags_parse(3, argv, &f, &err), EINVAL);
 	ck_assert_ptr_null(strchr(err.msg, '\n'));
@@ -219,7 +219,7 @@ START_TEST(test_stop_flags)
 {
 	char buf[256], *argv[MAX_ARGS];
 	struct stop_flags f;
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	int argc;
 
 	argc = split(UUID, buf, sizeof(buf), argv);
@@ -254,7 +254,7 @@ START_TEST(test_enter_flags)
 {
 	char buf[256], *argv[MAX_ARGS];
 	struct enter_flags f;
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	int argc;
 
 	/* stage1-contract.md d.4: enter's argv as rkt built it. */
@@ -307,7 +307,7 @@ START_TEST(test_gc_flags)
 {
 	char buf[256], *argv[MAX_ARGS];
 	struct gc_flags f;
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	int argc;
 
 	/* As rkt sends it to interface >= 5: a separate argument. */

@@ -17,7 +17,7 @@ static struct pod_manifest *pod_of(const char *tail)
 {
 	_cleanup_free_ char *json = NULL;
 	struct pod_manifest *pod = NULL;
-	struct manifest_error merr;
+	struct cc_error merr;
 
 	ck_assert_int_ge(asprintf(&json, POD_HEAD "%s}", tail), 0);
 	ck_assert_int_eq(pod_manifest_parse(json, strlen(json), &pod, &merr), 0);
@@ -74,8 +74,8 @@ START_TEST(test_ksm_from_an_app)
 			"a", KSM_APP("no")) "]}";
 	_cleanup_(pod_manifest_freep) struct pod_manifest *p1 = NULL, *p2 = NULL, *p3 = NULL;
 	_cleanup_free_ char *j1 = NULL, *j2 = NULL;
-	struct manifest_error merr;
-	struct stage1_error err = {};
+	struct cc_error merr;
+	struct cc_error err = {};
 	struct pod_options o;
 
 	ck_assert_int_ge(asprintf(&j1, "%s}", two), 0);
@@ -100,7 +100,7 @@ START_TEST(test_ksm_bad_value_is_one_line_error)
 {
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pod = NULL;
 	_cleanup_free_ char *tail = NULL;
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	struct pod_options o = {.ksm = true};
 	char want[128];
 

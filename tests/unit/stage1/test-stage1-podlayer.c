@@ -107,19 +107,18 @@ static int split(const char *line, char *buf, size_t size, char **argv)
 static struct pod_manifest *load_pod(const char *name)
 {
 	struct pod_manifest *pm = NULL;
-	struct manifest_error merr;
+	struct cc_error merr;
 	char path[1024];
 
 	snprintf(path, sizeof(path), "%s/tests/data/stage1/%s", cctest_source_dir(), name);
-	ck_assert_msg(pod_manifest_load(path, &pm, &merr) == 0, "%s: %s: %s", path, merr.path,
+	ck_assert_msg(pod_manifest_load(path, &pm, &merr) == 0, "%s: %s: %s", path, merr.context,
 		      merr.msg);
 	return pm;
 }
 
 /* Write the layer for a pod and flags into tmp/layer; returns podlayer_write()'s result. */
 static int write_layer(const struct pod_manifest *pm, const char *flags_line,
-		       const char *metadata_host, struct stage1_warnings *w,
-		       struct stage1_error *err)
+		       const char *metadata_host, struct cc_warnings *w, struct cc_error *err)
 {
 	char buf[1024], *argv[MAX_ARGS], path[1024];
 	int argc = split(flags_line, buf, sizeof(buf), argv);
@@ -204,7 +203,7 @@ static void compare_trees(const char *x, const char *y)
 		      cmp_failures, x, y);
 }
 
-static void check_golden(const char *name, const struct stage1_warnings *w)
+static void check_golden(const char *name, const struct cc_warnings *w)
 {
 	char golden[1024], layer[1024], wpath[1100], cmd[4096];
 	_cleanup_free_ char *expected = NULL;
@@ -213,8 +212,8 @@ static void check_golden(const char *name, const struct stage1_warnings *w)
 	FILE *f = open_memstream(&got, &got_len);
 
 	ck_assert_ptr_nonnull(f);
-	for (size_t i = 0; i < stage1_warnings_count(w); i++)
-		fprintf(f, "%s\n", stage1_warnings_line(w, i));
+	for (size_t i = 0; i < cc_warnings_count(w); i++)
+		fprintf(f, "%s\n", cc_warnings_line(w, i));
 	ck_assert_int_eq(fclose(f), 0);
 
 	snprintf(golden, sizeof(golden), "%s/tests/data/stage1/golden/%s", cctest_source_dir(),
@@ -311,8 +310,8 @@ static void check_enter_is_unit_sandbox(const char *app)
 START_TEST(test_golden_rich_pod)
 {
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = load_pod("pod-rich.json");
-	struct stage1_warnings w = {};
-	struct stage1_error err = {};
+	struct cc_warnings w = {};
+	struct cc_error err = {};
 
 	ck_assert_msg(
 		write_layer(pm,
@@ -326,7 +325,7 @@ START_TEST(test_golden_rich_pod)
 	ck_assert_uint_eq(mode_of("layer/etc/cc/env/web"), 0600);
 	ck_assert_uint_eq(mode_of("layer/etc/cc/env"), 0700);
 	ck_assert_uint_eq(mode_of("layer/etc/systemd/system/web.service"), 0644);
-	stage1_warnings_done(&w);
+	cc_warnings_done(&w);
 
 	/* Writing again over an existing layer replaces every file atomically, same result. */
 	ck_assert_int_eq(
@@ -336,30 +335,30 @@ START_TEST(test_golden_rich_pod)
 			    NULL, &w, &err),
 		0);
 	check_golden("rich", &w);
-	stage1_warnings_done(&w);
+	cc_warnings_done(&w);
 }
 END_TEST
 
 START_TEST(test_golden_minimal_pod)
 {
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = load_pod("pod-minimal.json");
-	struct stage1_warnings w = {};
-	struct stage1_error err = {};
+	struct cc_warnings w = {};
+	struct cc_error err = {};
 
 	ck_assert_msg(write_layer(pm, "--net=none --local-config=/etc/rkt " UUID, NULL, &w, &err) ==
 			      0,
 		      "%s", err.msg);
 	check_golden("minimal", &w);
 	check_enter_is_unit_sandbox("hello");
-	stage1_warnings_done(&w);
+	cc_warnings_done(&w);
 }
 END_TEST
 
 START_TEST(test_golden_insecure_interactive_pod)
 {
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = load_pod("pod-minimal.json");
-	struct stage1_warnings w = {};
-	struct stage1_error err = {};
+	struct cc_warnings w = {};
+	struct cc_error err = {};
 
 	ck_assert_msg(
 		write_layer(pm,
@@ -371,7 +370,7 @@ START_TEST(test_golden_insecure_interactive_pod)
 		"%s", err.msg);
 	check_golden("insecure-interactive", &w);
 	check_enter_is_unit_sandbox("hello");
-	stage1_warnings_done(&w);
+	cc_warnings_done(&w);
 }
 END_TEST
 
@@ -387,8 +386,8 @@ START_TEST(test_units_pass_systemd_analyze_verify)
 		"usr/sbin/cc-marker", "usr/lib/cc/cc-app-exit", "bin/sh",      "bin/true"};
 	static const char *const roots[] = {"va", "va/opt/stage2/web/rootfs",
 					    "va/opt/stage2/side/rootfs"};
-	struct stage1_warnings w = {};
-	struct stage1_error err = {};
+	struct cc_warnings w = {};
+	struct cc_error err = {};
 	_cleanup_free_ char *out = NULL;
 	char cmd[8192], path[1024];
 	int r;
@@ -399,7 +398,7 @@ START_TEST(test_units_pass_systemd_analyze_verify)
 				     "--net=none --dns-conf-mode=resolv=stage0,hosts=stage0 " UUID,
 				     NULL, &w, &err),
 			 0);
-	stage1_warnings_done(&w);
+	cc_warnings_done(&w);
 	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
 		for (size_t k = 0; k < sizeof(bins) / sizeof(bins[0]); k++) {
 			char rel[512];
@@ -429,18 +428,18 @@ END_TEST
 static void expect_error(const char *pod_json, const char *flags, int e, const char *msg)
 {
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = NULL;
-	struct manifest_error merr;
-	struct stage1_warnings w = {};
-	struct stage1_error err = {};
+	struct cc_error merr;
+	struct cc_warnings w = {};
+	struct cc_error err = {};
 
 	ck_assert_msg(pod_manifest_parse(pod_json, strlen(pod_json), &pm, &merr) == 0, "%s: %s",
-		      merr.path, merr.msg);
+		      merr.context, merr.msg);
 	int r = write_layer(pm, flags, NULL, &w, &err);
 
 	ck_assert_msg(r == -e, "expected '%s' (-%d), got %d '%s'", msg, e, r, r < 0 ? err.msg : "");
 	ck_assert_msg(strstr(err.msg, msg), "got '%s', expected '%s'", err.msg, msg);
 	ck_assert_ptr_null(strchr(err.msg, '\n'));
-	stage1_warnings_done(&w);
+	cc_warnings_done(&w);
 }
 
 #define POD_HEAD       "{\"acVersion\":\"0.8.11\",\"acKind\":\"PodManifest\",\"apps\":["
@@ -504,8 +503,8 @@ END_TEST
 START_TEST(test_dns_source_files_missing)
 {
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = load_pod("pod-minimal.json");
-	struct stage1_warnings w = {};
-	struct stage1_error err = {};
+	struct cc_warnings w = {};
+	struct cc_error err = {};
 	char path[1024];
 
 	path_of(path, sizeof(path), "s1/etc/rkt-hosts");
@@ -531,8 +530,8 @@ END_TEST
 START_TEST(test_layer_refuses_symlinked_directories)
 {
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = load_pod("pod-minimal.json");
-	struct stage1_warnings w = {};
-	struct stage1_error err = {};
+	struct cc_warnings w = {};
+	struct cc_error err = {};
 	char path[1024], target[1024];
 
 	/* A planted layer/etc -> elsewhere must not be followed. */
@@ -550,9 +549,9 @@ START_TEST(test_vm_size)
 	_cleanup_(pod_manifest_freep) struct pod_manifest *rich = load_pod("pod-rich.json");
 	_cleanup_(pod_manifest_freep) struct pod_manifest *min = load_pod("pod-minimal.json");
 	_cleanup_(pod_manifest_freep) struct pod_manifest *apps = NULL;
-	struct stage1_warnings w = {};
-	struct stage1_error err = {};
-	struct manifest_error merr;
+	struct cc_warnings w = {};
+	struct cc_error err = {};
+	struct cc_error merr;
 	struct vm_size s;
 
 	/* Pod limits win: 512 MiB + 128 overhead, 2 vCPUs. */
@@ -563,7 +562,7 @@ START_TEST(test_vm_size)
 	ASSERT_OK(vm_size_compute(min, NULL, 4, 0, &s, &w, &err));
 	ck_assert_uint_eq(s.mem_mib, VM_SIZE_MIN_MIB);
 	ck_assert_uint_eq(s.cpus, 1);
-	ck_assert_uint_eq(stage1_warnings_count(&w), 0);
+	ck_assert_uint_eq(cc_warnings_count(&w), 0);
 
 	/* App sums, rounded up to MiB then to 2 MiB; cpus rounded up and capped by the host. */
 	static const char json[] = POD_HEAD APP(
@@ -606,21 +605,21 @@ START_TEST(test_vm_size)
 	ASSERT_OK(vm_size_compute(apps, NULL, 2, 200, &s, &w, &err));
 	ck_assert_uint_eq(s.mem_mib, 200);
 	ck_assert_uint_eq(s.cpus, 2);
-	ck_assert_uint_eq(stage1_warnings_count(&w), 2);
-	ck_assert(strstr(stage1_warnings_line(&w, 0), "capped at the host's 200 MiB"));
-	ck_assert(strstr(stage1_warnings_line(&w, 1), "4 vCPUs are capped at 2"));
-	stage1_warnings_done(&w);
+	ck_assert_uint_eq(cc_warnings_count(&w), 2);
+	ck_assert(strstr(cc_warnings_line(&w, 0), "capped at the host's 200 MiB"));
+	ck_assert(strstr(cc_warnings_line(&w, 1), "4 vCPUs are capped at 2"));
+	cc_warnings_done(&w);
 	ASSERT_ERRNO(vm_size_compute(apps, NULL, 0, 0, &s, &w, &err), EINVAL);
 }
 END_TEST
 
 /* A pod resource/cpu limit of n CPUs, sized on a host with host_cpus CPUs. */
-static unsigned vm_cpus_for(const char *limit, unsigned host_cpus, struct stage1_warnings *w)
+static unsigned vm_cpus_for(const char *limit, unsigned host_cpus, struct cc_warnings *w)
 {
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pod = NULL;
 	_cleanup_free_ char *json = NULL;
-	struct stage1_error err = {};
-	struct manifest_error merr;
+	struct cc_error err = {};
+	struct cc_error merr;
 	struct vm_size s;
 
 	ck_assert_int_ge(
@@ -646,37 +645,36 @@ static unsigned vm_cpus_for(const char *limit, unsigned host_cpus, struct stage1
 /* cc-vmm refuses more than VM_MAX_CPUS vCPUs: the stage1 never asks for more, and says so. */
 START_TEST(test_vm_size_cpus_capped_at_vmm_limit)
 {
-	struct stage1_warnings w = {};
+	struct cc_warnings w = {};
 
 	ck_assert_uint_eq(VM_MAX_CPUS, 14);
 	ck_assert_uint_eq(vm_cpus_for("14", 64, &w), 14);
-	ck_assert_uint_eq(stage1_warnings_count(&w), 0);
+	ck_assert_uint_eq(cc_warnings_count(&w), 0);
 	ck_assert_uint_eq(vm_cpus_for("15", 64, &w), VM_MAX_CPUS);
-	ck_assert_uint_eq(stage1_warnings_count(&w), 1);
-	ck_assert_str_eq(stage1_warnings_line(&w, 0),
+	ck_assert_uint_eq(cc_warnings_count(&w), 1);
+	ck_assert_str_eq(cc_warnings_line(&w, 0),
 			 "the pod's 15 vCPUs are capped at 14 (cc-vmm's limit per VM)");
 	ck_assert_uint_eq(vm_cpus_for("64", 128, &w), VM_MAX_CPUS);
 	ck_assert_uint_eq(vm_cpus_for("64000m", 64, &w), VM_MAX_CPUS);
-	ck_assert_uint_eq(stage1_warnings_count(&w), 3);
-	ck_assert(strstr(stage1_warnings_line(&w, 2), "64 vCPUs are capped at 14 (cc-vmm's"));
+	ck_assert_uint_eq(cc_warnings_count(&w), 3);
+	ck_assert(strstr(cc_warnings_line(&w, 2), "64 vCPUs are capped at 14 (cc-vmm's"));
 	/* A host smaller than the limit caps first, and is named. */
 	ck_assert_uint_eq(vm_cpus_for("15", 8, &w), 8);
-	ck_assert(
-		strstr(stage1_warnings_line(&w, 3), "15 vCPUs are capped at 8 (the host's CPUs)"));
-	stage1_warnings_done(&w);
+	ck_assert(strstr(cc_warnings_line(&w, 3), "15 vCPUs are capped at 8 (the host's CPUs)"));
+	cc_warnings_done(&w);
 }
 END_TEST
 
 /* The layer of pod-minimal.json with pod networks, into tmp/<dir>. */
 static int write_net_layer(const char *dir, const char *flags_line,
 			   const struct podlayer_net_file *files, size_t n_files,
-			   struct stage1_error *err)
+			   struct cc_error *err)
 {
 	char buf[1024], *argv[MAX_ARGS], path[1024];
 	int argc = split(flags_line, buf, sizeof(buf), argv);
 	_cleanup_(pod_manifest_freep) struct pod_manifest *pm = load_pod("pod-minimal.json");
 	_cleanup_close_ int s1 = -1, host = -1, layer = -1;
-	struct stage1_warnings w = {};
+	struct cc_warnings w = {};
 	struct run_flags f;
 	int r;
 
@@ -701,7 +699,7 @@ static int write_net_layer(const char *dir, const char *flags_line,
 		.net_resolv_conf = "nameserver 172.16.28.1\n",
 	};
 	r = podlayer_write(layer, &p, &w, err);
-	stage1_warnings_done(&w);
+	cc_warnings_done(&w);
 	return r;
 }
 
@@ -746,7 +744,7 @@ START_TEST(test_network_files)
 	static const struct podlayer_net_file bad[] = {{"../x.network", "x"}};
 	_cleanup_free_ char *eth0 = NULL, *eth1 = NULL, *dropin = NULL, *resolv = NULL, *env = NULL,
 			    *resolv_none = NULL, *app_dropin = NULL, *no_net_dropin = NULL;
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	char link[256];
 
 	ck_assert_msg(write_net_layer("net", "--net=default --mds-token=tok42 " UUID, files, 2,

@@ -98,7 +98,7 @@ static void teardown(void)
 
 START_TEST(test_names_resolve_in_the_app_rootfs)
 {
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	uint32_t id;
 
 	ASSERT_OK(app_user_resolve(rootfs_fd, "root", &id, &err));
@@ -122,7 +122,7 @@ END_TEST
 
 START_TEST(test_numbers_need_no_database)
 {
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	uint32_t id;
 
 	ASSERT_OK(app_user_resolve(rootfs_fd, "0", &id, &err));
@@ -145,7 +145,7 @@ END_TEST
 
 START_TEST(test_path_owner)
 {
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	uint32_t id;
 
 	ASSERT_OK(app_user_resolve(rootfs_fd, "/data/owned", &id, &err));
@@ -159,7 +159,7 @@ END_TEST
 
 START_TEST(test_missing_names_fail)
 {
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	uint32_t id = 99;
 
 	ASSERT_ERRNO(app_user_resolve(rootfs_fd, "nobody", &id, &err), ESRCH);
@@ -179,7 +179,7 @@ END_TEST
 
 START_TEST(test_symlinks_cannot_escape_the_rootfs)
 {
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	char target[512];
 	uint32_t id;
 
@@ -211,7 +211,7 @@ END_TEST
 
 START_TEST(test_odd_database_files)
 {
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	uint32_t id;
 
 	/* A FIFO must not block, a directory must not be read. */
@@ -230,7 +230,7 @@ END_TEST
 START_TEST(test_oversized_database_is_refused)
 {
 	_cleanup_free_ char *big = malloc(STAGE1_ETC_FILE_MAX + 2);
-	struct stage1_error err = {};
+	struct cc_error err = {};
 	uint32_t id;
 
 	ck_assert_ptr_nonnull(big);
@@ -252,7 +252,7 @@ START_TEST(test_app_ids)
 		.n_supplementary_gids = 3,
 	};
 	struct app_ids ids;
-	struct stage1_error err = {};
+	struct cc_error err = {};
 
 	ASSERT_OK(app_ids_resolve(rootfs_fd, &app, &ids, &err));
 	ck_assert_uint_eq(ids.uid, 1000);

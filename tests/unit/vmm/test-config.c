@@ -15,12 +15,12 @@
 #include "vmm/vm.h"
 
 static struct vm_config cfg;
-static const char *reason;
+static struct cc_error reason;
 
 static void setup(void)
 {
 	vm_config_init(&cfg);
-	reason = NULL;
+	reason = (struct cc_error){0};
 }
 
 static void teardown(void)
@@ -29,15 +29,15 @@ static void teardown(void)
 }
 
 /* Refused with err, a reason containing 'why', and nothing added. */
-#define ASSERT_REFUSED(call, err, why)                                                     \
-	do {                                                                               \
-		struct vm_config _before;                                                  \
-		memcpy(&_before, &cfg, sizeof(cfg));                                       \
-		reason = NULL;                                                             \
-		ASSERT_ERRNO(call, err);                                                   \
-		ck_assert_ptr_nonnull(reason);                                             \
-		ck_assert_msg(strstr(reason, why), "reason '%s' lacks '%s'", reason, why); \
-		ck_assert_int_eq(memcmp(&_before, &cfg, sizeof(cfg)), 0);                  \
+#define ASSERT_REFUSED(call, err, why)                                                             \
+	do {                                                                                       \
+		struct vm_config _before;                                                          \
+		memcpy(&_before, &cfg, sizeof(cfg));                                               \
+		reason = (struct cc_error){0};                                                     \
+		ASSERT_ERRNO(call, err);                                                           \
+		ck_assert_int_eq(reason.code, -(err));                                             \
+		ck_assert_msg(strstr(reason.msg, why), "reason '%s' lacks '%s'", reason.msg, why); \
+		ck_assert_int_eq(memcmp(&_before, &cfg, sizeof(cfg)), 0);                          \
 	} while (0)
 
 START_TEST(test_share_forms)
@@ -281,7 +281,7 @@ END_TEST
 START_TEST(test_devices_wanted)
 {
 	char spec[32];
-	struct vm_error err = {0};
+	struct cc_error err = {0};
 	struct vm *vm = NULL;
 
 	ck_assert_uint_eq(vm_devices_wanted(&cfg), 0); /* no console destination */

@@ -16,7 +16,8 @@
  */
 
 #include "manifest/types.h"
-#include "stage1/error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 
 /* The executor name in $container (appc: free-form). */
 #define STAGE1_CONTAINER "rkt-clear-containers"
@@ -25,7 +26,7 @@
 
 /* metadata_url may be NULL (no AC_METADATA_URL). Fails with -ENOMEM or -EINVAL (bad name). */
 int app_env_format(const char *app_name, const struct manifest_kv_list *app_env,
-		   const char *metadata_url, char **ret, struct stage1_warnings *warnings);
+		   const char *metadata_url, char **ret, struct cc_warnings *warnings);
 
 /* One value in EnvironmentFile double-quoted form, quotes included. */
 int env_value_quote(const char *value, char **ret);

@@ -16,7 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "stage1/error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 #include "stage1/uuid.h"
 
 enum dns_resolv_mode {
@@ -71,15 +72,14 @@ struct run_flags {
 };
 
 /* argv[0] is the program and is skipped. */
-int run_flags_parse(int argc, char *const *argv, struct run_flags *ret,
-		    struct stage1_error *reterr);
+int run_flags_parse(int argc, char *const *argv, struct run_flags *ret, struct cc_error *reterr);
 
 /*
  * What this stage1 cannot do, as one line each (the entrypoint exits 1): --private-users,
  * --ipc=parent, --mutable. Returns -EOPNOTSUPP. --net values are checked by ccnet_select()
  * (stage1/net), which refuses `host`.
  */
-int run_flags_check_supported(const struct run_flags *f, struct stage1_error *reterr);
+int run_flags_check_supported(const struct run_flags *f, struct cc_error *reterr);
 
 /* True if --net=none: the pod gets no network (loopback only). */
 bool run_flags_net_is_none(const struct run_flags *f);
@@ -89,8 +89,7 @@ struct stop_flags {
 	char uuid[STAGE1_UUID_STRING_MAX];
 };
 
-int stop_flags_parse(int argc, char *const *argv, struct stop_flags *ret,
-		     struct stage1_error *reterr);
+int stop_flags_parse(int argc, char *const *argv, struct stop_flags *ret, struct cc_error *reterr);
 
 struct enter_flags {
 	pid_t pid;	      /* --pid=N (> 0) */
@@ -101,7 +100,7 @@ struct enter_flags {
 
 /* "--pid=N --appname=X -- CMD [ARGS...]"; the two flags in any order, "--" required. */
 int enter_flags_parse(int argc, char *const *argv, struct enter_flags *ret,
-		      struct stage1_error *reterr);
+		      struct cc_error *reterr);
 
 struct gc_flags {
 	bool debug;		  /* --debug */
@@ -109,7 +108,7 @@ struct gc_flags {
 	char uuid[STAGE1_UUID_STRING_MAX];
 };
 
-int gc_flags_parse(int argc, char *const *argv, struct gc_flags *ret, struct stage1_error *reterr);
+int gc_flags_parse(int argc, char *const *argv, struct gc_flags *ret, struct cc_error *reterr);
 
 /* An AC Name (app, volume names): [a-z0-9-], starting and ending with [a-z0-9], <= 512. */
 bool stage1_ac_name_is_valid(const char *s);

@@ -13,7 +13,8 @@
  * Source files are read with a STAGE1_DNS_FILE_MAX cap; a missing one is an error naming it.
  */
 
-#include "stage1/error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 #include "stage1/flags.h"
 
 #define STAGE1_DNS_FILE_MAX    (1024u * 1024u)
@@ -36,5 +37,5 @@ int hostname_default(const char *uuid, char *ret, size_t size);
  */
 int dns_files_build(enum dns_hosts_mode hosts_mode, enum dns_resolv_mode resolv_mode,
 		    const char *hostname, int stage1_rootfs_fd, int host_etc_fd,
-		    struct dns_files *ret, struct stage1_error *reterr);
+		    struct dns_files *ret, struct cc_error *reterr);
 void dns_files_done(struct dns_files *f);

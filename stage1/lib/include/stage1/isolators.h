@@ -16,7 +16,8 @@
 #include <stdint.h>
 
 #include "manifest/isolator.h"
-#include "stage1/error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 
 struct isolator_options {
 	bool disable_capabilities; /* --disable-capabilities-restriction */
@@ -30,8 +31,8 @@ struct isolator_options {
  */
 int isolators_map(const char *app_name, const struct manifest_isolator_list *app_isolators,
 		  const struct manifest_isolator_list *pod_isolators,
-		  const struct isolator_options *opts, char **ret, struct stage1_warnings *warnings,
-		  struct stage1_error *reterr);
+		  const struct isolator_options *opts, char **ret, struct cc_warnings *warnings,
+		  struct cc_error *reterr);
 
 /*
  * Pod-level isolators that the VM does not apply (everything but resource/memory and
@@ -39,7 +40,7 @@ int isolators_map(const char *app_name, const struct manifest_isolator_list *app
  * -EOPNOTSUPP.
  */
 int isolators_report_pod(const struct manifest_isolator_list *pod_isolators,
-			 struct stage1_warnings *warnings, struct stage1_error *reterr);
+			 struct cc_warnings *warnings, struct cc_error *reterr);
 
 /* appc cpu-shares (2..262144, default 1024) -> systemd CPUWeight= (1..10000, default 100). */
 uint32_t cpu_shares_to_weight(uint32_t shares);

@@ -17,7 +17,8 @@
 #include <stdbool.h>
 
 #include "manifest/pod-manifest.h"
-#include "stage1/error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 
 #define POD_OPTION_KSM "clear-containers/ksm"
 
@@ -27,4 +28,4 @@ struct pod_options {
 
 /* -EINVAL (with reterr) for a value other than "true" or "false". */
 int pod_options_parse(const struct pod_manifest *pod, struct pod_options *ret,
-		      struct stage1_error *reterr);
+		      struct cc_error *reterr);

@@ -46,7 +46,8 @@
 
 #include "manifest/image-manifest.h"
 #include "manifest/pod-manifest.h"
-#include "stage1/error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 #include "stage1/flags.h"
 
 /* One file of the pod's network configuration for the guest (stage1/net renders them). */
@@ -76,5 +77,5 @@ struct podlayer_params {
 	const char *net_resolv_conf;
 };
 
-int podlayer_write(int layer_fd, const struct podlayer_params *p, struct stage1_warnings *warnings,
-		   struct stage1_error *reterr);
+int podlayer_write(int layer_fd, const struct podlayer_params *p, struct cc_warnings *warnings,
+		   struct cc_error *reterr);

@@ -12,7 +12,8 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include "stage1/error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 
 /* The fixed ACE PATH (appc ace.md), also used to resolve an exec[0] without a '/'. */
 #define STAGE1_ACE_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

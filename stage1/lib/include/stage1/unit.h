@@ -15,7 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stage1/error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 
 #define UNIT_POD_TARGET		 "cc-pod.target"
 #define UNIT_AGENT_SERVICE	 "cc-agent.service"
@@ -56,9 +57,9 @@ struct unit_app {
 
 /* One command for Exec*= (without the Exec*= key), with the given prefix characters. */
 int unit_exec_format(const char *prefix, const struct unit_exec *e, char **ret,
-		     struct stage1_error *reterr);
+		     struct cc_error *reterr);
 /* The <name>.service text. -EINVAL (with a message) for anything systemd would reject. */
-int unit_app_format(const struct unit_app *a, char **ret, struct stage1_error *reterr);
+int unit_app_format(const struct unit_app *a, char **ret, struct cc_error *reterr);
 /*
  * The app's sandbox: the [Service] lines of unit_app_format() that set up its process (root,
  * API file systems, cwd, user and groups, environment file, hidden and read-only paths and
@@ -67,7 +68,7 @@ int unit_app_format(const struct unit_app *a, char **ret, struct stage1_error *r
  * doubling: a property over D-Bus is literal). `enter` runs its command with exactly these
  * (docs/stage1.md, "Enter file").
  */
-int unit_app_sandbox_format(const struct unit_app *a, char **ret, struct stage1_error *reterr);
+int unit_app_sandbox_format(const struct unit_app *a, char **ret, struct cc_error *reterr);
 /*
  * cc-app-exit@.service: every app unit Wants= cc-app-exit@<app>.service, which is BindsTo= and
  * Before= the app: systemd stops it once the app has ended (on its own, through `stop`, or

@@ -16,7 +16,8 @@
 #include <stdint.h>
 
 #include "manifest/types.h"
-#include "stage1/error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 
 #define STAGE1_ETC_FILE_MAX (4u * 1024u * 1024u)
 
@@ -36,13 +37,11 @@ struct app_ids {
 	char *group_name;
 };
 
-int app_user_resolve(int rootfs_fd, const char *user, uint32_t *ret_uid,
-		     struct stage1_error *reterr);
-int app_group_resolve(int rootfs_fd, const char *group, uint32_t *ret_gid,
-		      struct stage1_error *reterr);
+int app_user_resolve(int rootfs_fd, const char *user, uint32_t *ret_uid, struct cc_error *reterr);
+int app_group_resolve(int rootfs_fd, const char *group, uint32_t *ret_gid, struct cc_error *reterr);
 /* All of the above for one app; *ret is filled on success only (app_ids_done() frees it). */
 int app_ids_resolve(int rootfs_fd, const struct manifest_app *app, struct app_ids *ret,
-		    struct stage1_error *reterr);
+		    struct cc_error *reterr);
 void app_ids_done(struct app_ids *ids);
 
 /*

@@ -17,7 +17,8 @@
 
 #include "manifest/image-manifest.h"
 #include "manifest/pod-manifest.h"
-#include "stage1/error.h"
+#include "cc/error.h"
+#include "cc/warnings.h"
 #include "cc/vm-limits.h"
 
 #define VM_SIZE_OVERHEAD_MIB 128u
@@ -34,4 +35,4 @@ struct vm_size {
  */
 int vm_size_compute(const struct pod_manifest *pod, const struct image_manifest *const *images,
 		    unsigned host_cpus, uint64_t host_mem_mib, struct vm_size *ret,
-		    struct stage1_warnings *warnings, struct stage1_error *reterr);
+		    struct cc_warnings *warnings, struct cc_error *reterr);

@@ -5,21 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stage1/error.h"
+#include "cc/warnings.h"
 
-int stage1_error_set(struct stage1_error *e, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (e) {
-		va_start(ap, fmt);
-		(void) vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-		va_end(ap);
-	}
-	return r < 0 ? r : -r;
-}
-
-int stage1_warnings_add(struct stage1_warnings *w, const char *fmt, ...)
+int cc_warnings_add(struct cc_warnings *w, const char *fmt, ...)
 {
 	char *line = NULL, **n;
 	va_list ap;
@@ -27,7 +15,7 @@ int stage1_warnings_add(struct stage1_warnings *w, const char *fmt, ...)
 
 	if (!w)
 		return 0;
-	if (w->n >= STAGE1_WARNINGS_MAX) {
+	if (w->n >= CC_WARNINGS_MAX) {
 		w->n_dropped++;
 		return 0;
 	}
@@ -46,14 +34,14 @@ int stage1_warnings_add(struct stage1_warnings *w, const char *fmt, ...)
 	return 0;
 }
 
-size_t stage1_warnings_count(const struct stage1_warnings *w)
+size_t cc_warnings_count(const struct cc_warnings *w)
 {
 	if (!w)
 		return 0;
 	return w->n + (w->n_dropped > 0 ? 1 : 0);
 }
 
-const char *stage1_warnings_line(const struct stage1_warnings *w, size_t i)
+const char *cc_warnings_line(const struct cc_warnings *w, size_t i)
 {
 	static _Thread_local char dropped[64];
 
@@ -69,12 +57,12 @@ const char *stage1_warnings_line(const struct stage1_warnings *w, size_t i)
 	return NULL;
 }
 
-void stage1_warnings_done(struct stage1_warnings *w)
+void cc_warnings_done(struct cc_warnings *w)
 {
 	if (!w)
 		return;
 	for (size_t i = 0; i < w->n; i++)
 		free(w->lines[i]);
 	free(w->lines);
-	*w = (struct stage1_warnings){};
+	*w = (struct cc_warnings){};
 }
