@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "balloon/balloon-map.h"
+#include "density/balloon-map.h"
 #include "balloon/vballoon.h"
-#include "core/gmem.h"
+#include "base/gmem.h"
 
 #define PG	      BALLOON_PAGE_SIZE
 #define LOW_SIZE      0x10000000ull /* 256 MiB at gpa 0 */

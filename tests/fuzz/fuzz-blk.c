@@ -18,7 +18,7 @@
 
 #include "blk/blkbe-mem.h"
 #include "blk/vblk.h"
-#include "core/gmem.h"
+#include "base/gmem.h"
 
 #define FUZZ_MEM_SIZE 0x2000u
 #define FUZZ_QSIZE    16

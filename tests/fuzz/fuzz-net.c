@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/gmem.h"
+#include "base/gmem.h"
 #include "net/vnet-hdr.h"
 #include "net/vnet.h"
 

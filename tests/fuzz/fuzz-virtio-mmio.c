@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/gmem.h"
-#include "virtio/dev/console.h"
-#include "virtio/transport/mmio.h"
+#include "base/gmem.h"
+#include "console/console.h"
+#include "virtio/mmio.h"
 
 #define MEM_SIZE 0x2000u
 #define RO_GPA	 0x10000u

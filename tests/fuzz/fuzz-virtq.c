@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/gmem.h"
+#include "base/gmem.h"
 #include "virtio/virtq.h"
 
 #define REGION_SIZE 0x4000u

@@ -6,7 +6,7 @@
  * boot (docs/vmm.md, "Kernel pages shared between VMs"), and its filler: the only code that
  * writes it. VMMs get a read-only fd of it and a channel to a filler (kernel-pages-filler.c);
  * they map slots MAP_PRIVATE once they checked a slot holds their page's bytes
- * (hypervisor/src/balloon/kernel-pages.h).
+ * (hypervisor/src/density/kernel-pages.h).
  *
  * Layout, for a kernel file of R bytes rounded up to pages (a region): KERNEL_PAGES_VARIANTS
  * regions, page P of the kernel having its slot at offset P of each; then the fill map, one

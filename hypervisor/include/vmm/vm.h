@@ -128,11 +128,11 @@ struct vm_config {
 	bool zero_sweep;
 	unsigned zero_sweep_ms;
 	/* In the zero sweep, also map the guest RAM pages whose bytes repeat many times onto one
-	 * copy (balloon/same-pages.h). Needs zero_sweep. */
+	 * copy (density/same-pages.h). Needs zero_sweep. */
 	bool merge_pages;
 	/*
 	 * The directory of the host-wide files through which VMs of one kernel share the pages
-	 * of its image that each writes alike at boot (core/kernel-share.c), or NULL: off. The
+	 * of its image that each writes alike at boot (vm/kernel-share.c), or NULL: off. The
 	 * VMM opens the file there and starts the filler that writes it itself. Or, with
 	 * kernel_pages_dir NULL: that file open read-only and a SOCK_SEQPACKET channel to its
 	 * filler, both taken over by vm_new() (the stage1 opens the file and starts the filler),

@@ -19,7 +19,7 @@
 #include "9p/9p.h"
 #include "cc/cleanup.h"
 #include "cc/log.h"
-#include "core/evloop.h"
+#include "base/evloop.h"
 
 struct v9p {
 	struct vdev dev; /* first: ops get &dev */

@@ -11,7 +11,7 @@
 #include <linux/kvm.h>
 #include <stdint.h>
 
-#include "core/gmem.h"
+#include "base/gmem.h"
 
 #define LONGMODE_MAP_SIZE 0x100000000ull /* identity-mapped: the first 4 GiB */
 

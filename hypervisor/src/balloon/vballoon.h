@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "balloon/balloon-map.h"
+#include "density/balloon-map.h"
 #include "virtio/vdev.h"
 
 #define VIRTIO_BALLOON_F_MUST_TELL_HOST 0

@@ -16,7 +16,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "core/iobus.h"
+#include "base/iobus.h"
 
 #define BOOTMARKER_MAX		 64 /* kept in memory; the file gets them all */
 #define BOOTMARKER_FIRST_KVM_RUN (-1)

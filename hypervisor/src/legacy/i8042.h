@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/iobus.h"
+#include "base/iobus.h"
 
 #define I8042_PORT_SPAN 5 /* 0x60-0x64 */
 

@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/iobus.h"
-#include "core/irq.h"
+#include "base/iobus.h"
+#include "base/irq.h"
 
 #define SERIAL_PORTS 8
 

@@ -15,7 +15,7 @@
 #include <sys/epoll.h>
 
 #include "cc/macro.h"
-#include "core/evloop.h"
+#include "base/evloop.h"
 #include "net/vnet-internal.h"
 
 enum {

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "core/iobus.h"
+#include "base/iobus.h"
 
 #define PCI_HOST_VENDOR 0x1b36 /* generic "Red Hat, Inc." IDs used for virtual bridges */
 #define PCI_HOST_DEVICE 0x0008 /* PCIe host bridge */

@@ -3,7 +3,7 @@
 
 /*
  * A virtio device model as the transport sees it. The device never sees an MMIO offset or a
- * register: the transport (transport/mmio.c) owns the register file, the status and feature
+ * register: the transport (virtio/mmio.c) owns the register file, the status and feature
  * state machine, and queue setup, and calls these ops. Backends (host I/O) sit behind the
  * device and never see a virtqueue.
  *

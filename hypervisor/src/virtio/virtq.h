@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "core/gmem.h"
+#include "base/gmem.h"
 
 #define VIRTQ_MAX_SIZE	1024 /* largest queue size we offer (QueueNumMax) */
 #define VIRTQ_CHAIN_MAX 512  /* most descriptors in one chain, indirect ones included */

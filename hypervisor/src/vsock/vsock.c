@@ -10,7 +10,7 @@
 
 #include "cc/cleanup.h"
 #include "cc/log.h"
-#include "core/evloop.h"
+#include "base/evloop.h"
 #include "virtio/vdev.h"
 #include "virtio/virtq.h"
 #include "vsock/muxer.h"

@@ -8,7 +8,7 @@
 
 #include "devices-util.h"
 
-/* The GSIs cc-vmm gives its device windows, in order (src/core/devices.c). */
+/* The GSIs cc-vmm gives its device windows, in order (src/vm/devices.c). */
 static const uint32_t dev_gsis[] = {5, 6, 7, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23};
 
 long long dev_kv(const char *out, unsigned i, const char *name)

@@ -12,8 +12,8 @@
 #include "9p/9p-pdu.h"
 #include "9p/9p-worker.h"
 #include "cctest.h"
-#include "core/evloop.h"
-#include "core/gmem.h"
+#include "base/evloop.h"
+#include "base/gmem.h"
 
 #define MEM_SIZE  0x100000ull
 #define DESC_GPA  0x0ull

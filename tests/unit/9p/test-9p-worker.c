@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "9p/9p-wire.h"
-#include "core/vm-internal.h"
+#include "vm/vm-internal.h"
 #include "9p/9p-worker.h"
 #include "cctest.h"
 #include "p9c.h"

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/gmem.h"
+#include "base/gmem.h"
 #include "virtio/vdev.h"
 
 #define DT_MEM_SIZE  (4u << 20)

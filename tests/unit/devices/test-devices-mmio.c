@@ -14,13 +14,13 @@
 #include "blk/vblk.h"
 #include "cc/cleanup.h"
 #include "cctest.h"
-#include "core/evloop.h"
+#include "base/evloop.h"
 #include "devtest.h"
 #include "net/netbe-sock.h"
 #include "net/vnet-hdr.h"
 #include "net/vnet.h"
 #include "rng/vrng.h"
-#include "virtio/transport/mmio.h"
+#include "virtio/mmio.h"
 
 #define BASE 0xd0000000ull
 #define NUM  64

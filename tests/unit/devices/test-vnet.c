@@ -15,7 +15,7 @@
 #include "cc/cleanup.h"
 #include "cc/macro.h"
 #include "cctest.h"
-#include "core/evloop.h"
+#include "base/evloop.h"
 #include "devtest.h"
 #include "net/netbe-sock.h"
 #include "net/vnet-hdr.h"

@@ -67,7 +67,7 @@ static int run_filtered(enum sandbox_thread kind, enum sandbox_action action, ch
 		      (unsigned) (st))
 /*
  * Sanitizer runtimes make syscalls of their own (interceptors) that no VMM table allows, which
- * is why cc-vmm logs instead of killing in sanitizer builds (core/vm.c). There the probes of
+ * is why cc-vmm logs instead of killing in sanitizer builds (vm/vm.c). There the probes of
  * what a table allows run in log mode; the normal build runs them in kill mode. The probes
  * of what a table forbids keep kill mode everywhere.
  */

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "cctest.h"
-#include "core/evloop.h"
-#include "virtio/dev/console.h"
-#include "virtio/transport/mmio.h"
+#include "base/evloop.h"
+#include "console/console.h"
+#include "virtio/mmio.h"
 #include "vtest.h"
 
 #define BASE   0xd0000000ull

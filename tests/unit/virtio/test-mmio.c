@@ -11,8 +11,8 @@
 
 #include "cc/cleanup.h"
 #include "cctest.h"
-#include "core/evloop.h"
-#include "virtio/transport/mmio.h"
+#include "base/evloop.h"
+#include "virtio/mmio.h"
 #include "vtest.h"
 
 #define BASE 0xd0000000ull

@@ -13,8 +13,8 @@
 
 #include <stdint.h>
 
-#include "core/gmem.h"
-#include "core/irq.h"
+#include "base/gmem.h"
+#include "base/irq.h"
 #include "virtio/virtq.h"
 
 #define VTEST_A_GPA   0x0ull

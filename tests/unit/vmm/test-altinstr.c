@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cctest.h"
-#include "core/kernel-smap.h"
+#include "vm/kernel-smap.h"
 #include "loader/altinstr.h"
 #include "loader/kernel.h"
 

@@ -15,8 +15,8 @@
 #include "arch/longmode.h"
 #include "arch/mptable.h"
 #include "cctest.h"
-#include "core/cmdline.h"
-#include "core/memslot.h"
+#include "vm/cmdline.h"
+#include "vm/memslot.h"
 
 #define MIB (1024ull * 1024)
 

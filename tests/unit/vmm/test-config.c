@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cctest.h"
-#include "core/devices.h"
+#include "vm/devices.h"
 #include "vmm/vm.h"
 
 static struct vm_config cfg;

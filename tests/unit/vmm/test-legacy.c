@@ -9,7 +9,7 @@
 
 #include "arch/layout.h"
 #include "cctest.h"
-#include "core/iobus.h"
+#include "base/iobus.h"
 #include "legacy/bootmarker.h"
 #include "legacy/i8042.h"
 #include "legacy/serial.h"

@@ -91,7 +91,7 @@ START_TEST(test_parse_vmlinux_like_elf)
 	ck_assert_uint_eq(img.segments[1].memsz, 0x3000);
 	ck_assert(kernel_segment_mappable(&img.segments[0]));
 	ck_assert(!kernel_segment_mappable(&img.segments[1])); /* less than a page of file */
-	/* Text (R X) and data (R W): only text is shared between VMs (core/kernel-share.c). */
+	/* Text (R X) and data (R W): only text is shared between VMs (vm/kernel-share.c). */
 	ck_assert(!img.segments[0].writable);
 	ck_assert(img.segments[1].writable);
 }

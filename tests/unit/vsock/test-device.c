@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cctest.h"
-#include "core/evloop.h"
+#include "base/evloop.h"
 #include "virtio/vdev.h"
 #include "vsock/muxer.h"
 #include "vsock/packet.h"
