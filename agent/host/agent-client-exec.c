@@ -294,6 +294,8 @@ int agent_client_exec(int fd, const char *app, char *const argv[], size_t argc,
 	}
 	(void) sigprocmask(SIG_SETMASK, &old, NULL);
 	agent_reader_done(&c->rd);
+	if (r < 0)
+		c->msg = mfree(c->msg); /* an agent error read before the connection broke */
 
 	if (r == -EINTR && c->signal > 0) {
 		/* Closing the connection makes the agent kill the command. */

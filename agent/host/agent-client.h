@@ -31,7 +31,8 @@ struct agent_client_stdio {
 /*
  * Run argv in app's context and relay stdio. Returns 0 with the command's exit code (0..255),
  * or a negative errno with *err. A command that could not start is -EIO with the agent's
- * message and its 125/126/127 as err->status (and *ret_code); an interrupted one is -EINTR
+ * message and its code as err->status (and *ret_code: 125, 126/127 for a command that cannot be
+ * run or is not found, or systemd's own, e.g. 200 CHDIR or 203 EXEC); an interrupted one is -EINTR
  * with 128 + the signal there.
  */
 int agent_client_exec(int fd, const char *app, char *const argv[], size_t argc,

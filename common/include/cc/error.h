@@ -26,7 +26,7 @@
 #include "cc/macro.h"
 
 #define CC_ERROR_CONTEXT_MAX 128
-#define CC_ERROR_MSG_MAX     512
+#define CC_ERROR_MSG_MAX     1024 /* the agent relays lines of up to 1024 bytes */
 
 struct cc_error {
 	int code;   /* negative errno; 0 while none is set */
@@ -56,7 +56,7 @@ int cc_error_set_context(struct cc_error *err, int r, const char *context, const
  */
 int cc_error_wrap(struct cc_error *err, int r, const char *fmt, ...) _printf_(3, 4);
 /*
- * The line to print: msg; strerror(-code) when only the errno was set; "out of memory" when
+ * The line to print: msg; strerror(-code) when only the errno was set; strerror(ENOMEM) when
  * nothing was (a callee that can only fail with -ENOMEM may leave *err untouched).
  */
 const char *cc_error_message(const struct cc_error *err);

@@ -64,7 +64,9 @@ void vm_request_stop(struct vm *vm, int status, int err, const char *fmt, ...)
 	if (!vm->stopped) {
 		vm->stopped = true;
 		va_start(ap, fmt);
-		(void) cc_error_vset_status(&vm->stop, status, err, fmt, ap);
+		/* A stop without an errno (a reset, a signal, a guest crash) is -EIO if it fails.
+		 */
+		(void) cc_error_vset_status(&vm->stop, status, err ? err : EIO, fmt, ap);
 		va_end(ap);
 	}
 	pthread_mutex_unlock(&vm->stop_lock);
