@@ -5,10 +5,12 @@ pkg_check_modules(JSONC REQUIRED IMPORTED_TARGET json-c)
 pkg_check_modules(CHECK REQUIRED IMPORTED_TARGET check)
 pkg_check_modules(SECCOMP REQUIRED IMPORTED_TARGET libseccomp)
 pkg_check_modules(CAPNG REQUIRED IMPORTED_TARGET libcap-ng)
+# sd-bus, for cc-stage1-machined alone: the one dynamically linked stage1 program (Debian ships
+# no static libsystemd), run through the stage1 image's own loader (docs/stage1.md).
+pkg_check_modules(SYSTEMD REQUIRED IMPORTED_TARGET libsystemd)
 find_package(Threads REQUIRED)
 
-# Not required while no code uses them (docs/architecture.md, "Libraries"): libsystemd (the
-# stage1 entrypoints are static, and Debian ships no static libsystemd) and libfdt (for the
+# Not required while no code uses it (docs/architecture.md, "Libraries"): libfdt (for the
 # arm64 device tree, not built yet).
 
 # Static linking for the host-side stage1 programs, which must run on any x86_64 glibc host:

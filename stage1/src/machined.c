@@ -1,115 +1,141 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "bus.h"
 #include "cc/cleanup.h"
+#include "cc/spawn.h"
 #include "machined.h"
+#include "pod-paths.h"
 
-#define MACHINED_NAME	   "org.freedesktop.machine1"
-#define MACHINED_PATH	   "/org/freedesktop/machine1"
-#define MACHINED_INTERFACE "org.freedesktop.machine1.Manager"
-#define MACHINED_NO_SUCH   "org.freedesktop.machine1.NoSuchMachine"
+#define SYSTEM_BUS_SOCKET "/run/dbus/system_bus_socket" /* sd-bus's default address */
+#define ARGS_MAX	  16
 
-/*
- * Errors that mean "no machined here" rather than a failed call: not installed, or installed
- * but not startable (bus activation failing, as on a host without systemd as init). Only the
- * bus daemon's own errors count: machined relays the same names when systemd is missing.
- */
-static bool error_is_absent(const struct bus_reply *r)
+/* Nothing to talk to: no address given and no socket at the default one. */
+static bool bus_absent(void)
 {
-	const char *name = r->error_name;
-
-	if (!r->sender || strcmp(r->sender, BUS_DAEMON_NAME) != 0)
-		return false;
-	return strcmp(name, "org.freedesktop.DBus.Error.ServiceUnknown") == 0 ||
-	       strcmp(name, "org.freedesktop.DBus.Error.NameHasNoOwner") == 0 ||
-	       strncmp(name, "org.freedesktop.DBus.Error.Spawn.", 33) == 0;
+	return !getenv("DBUS_SYSTEM_BUS_ADDRESS") && access(SYSTEM_BUS_SOCKET, F_OK) < 0 &&
+	       errno == ENOENT;
 }
 
 /*
- * Send m to machined on a new system bus connection. 0 on success or when the reply is the
- * error ok_error (NULL: none); -EOPNOTSUPP when there is no bus or no machined.
+ * Run cc-stage1-machined with args (NULL-terminated): the stage1 image's copy through its own
+ * loader, or $CC_STAGE1_MACHINED as is. Returns its exit status, with its stderr line in *err
+ * when it failed, or a negative errno.
  */
-static int machined_call(struct bus_msg *m, const char *what, const char *ok_error,
-			 struct cc_error *err)
+static int machined_run(char *const *args, const char *what, struct cc_error *err)
 {
-	struct bus b;
-	struct bus_reply reply;
-	int r;
+	_cleanup_free_ char *cwd = NULL, *loader = NULL, *libs = NULL, *prog = NULL, *out = NULL;
+	const char *test = getenv("CC_STAGE1_MACHINED");
+	char *argv[ARGS_MAX + 8];
+	size_t n = 0;
+	int r, status, code;
 
-	r = bus_open(&b, NULL);
-	if (r == -ENOENT || r == -ECONNREFUSED || r == -EAFNOSUPPORT)
-		return -EOPNOTSUPP;
-	if (r < 0)
-		return cc_error_set(err, r, "%s: cannot connect to the system bus: %m", what);
-	r = bus_call(&b, m, &reply);
-	if (r < 0)
-		r = cc_error_set(err, r, "%s: %m", what);
-	else if (reply.type == BUS_MSG_ERROR && error_is_absent(&reply))
-		r = -EOPNOTSUPP;
-	else if (reply.type == BUS_MSG_ERROR &&
-		 !(ok_error && strcmp(reply.error_name, ok_error) == 0))
-		r = cc_error_set(err, EIO, "%s: %s", what,
-				 reply.error_message ? reply.error_message : reply.error_name);
-	bus_close(&b);
-	return r;
-}
-
-/* CreateMachine or RegisterMachine: the same arguments, plus no scope properties for Create. */
-static void machine_msg(struct bus_msg *msg, const struct machined_machine *m, bool create)
-{
-	bus_msg_method_call(msg, MACHINED_NAME, MACHINED_PATH, MACHINED_INTERFACE,
-			    create ? "CreateMachine" : "RegisterMachine",
-			    create ? "sayssusa(sv)" : "sayssus");
-	bus_msg_append_string(msg, m->name);
-	bus_msg_append_bytes(msg, m->id, sizeof(m->id));
-	bus_msg_append_string(msg, m->service);
-	bus_msg_append_string(msg, m->class);
-	bus_msg_append_u32(msg, (uint32_t) m->leader);
-	bus_msg_append_string(msg, m->root_directory);
-	if (create) {
-		static const char *const names[] = {"MemoryMax", "MemorySwapMax", "TasksMax"};
-		const uint64_t values[] = {m->memory_max, 0, m->tasks_max};
-
-		if (m->memory_max && m->tasks_max)
-			bus_msg_append_u64_properties(msg, names, values, 3);
-		else
-			bus_msg_append_empty_array(msg, 8);
+	if (test && *test) {
+		argv[n++] = (char *) test;
+	} else {
+		cwd = getcwd(NULL, 0);
+		if (!cwd ||
+		    asprintf(&loader, "%s/%s/%s", cwd, POD_STAGE1_ROOTFS, MACHINED_LOADER) < 0 ||
+		    asprintf(&libs, "%s/%s/%s", cwd, POD_STAGE1_ROOTFS, MACHINED_LIB_DIR) < 0 ||
+		    asprintf(&prog, "%s/%s/%s", cwd, POD_STAGE1_ROOTFS, MACHINED_PROGRAM) < 0)
+			return cc_error_set(err, -ENOMEM, "%s: %m", what);
+		/* Neither the host's ld.so.cache nor its library directories: the image's own. */
+		argv[n++] = loader;
+		argv[n++] = (char *) "--inhibit-cache";
+		argv[n++] = (char *) "--library-path";
+		argv[n++] = libs;
+		argv[n++] = (char *) "--argv0";
+		argv[n++] = (char *) "cc-stage1-machined";
+		argv[n++] = prog;
 	}
+	for (size_t i = 0; i < ARGS_MAX && args[i]; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+
+	struct spawn_req req = {
+		.path = argv[0],
+		.argv = argv,
+		.out_max = CC_ERROR_MSG_MAX,
+		.timeout_ms = MACHINED_TIMEOUT_MS,
+		.err = SPAWN_STDERR_CAPTURE,
+	};
+
+	r = spawn_run(&req, &status, &out, NULL);
+	if (r == -ETIMEDOUT)
+		return cc_error_set(err, r, "%s: no answer within %d s", what,
+				    MACHINED_TIMEOUT_MS / 1000);
+	if (r < 0)
+		return cc_error_set(err, r, "%s: cannot run %s: %m", what, argv[0]);
+	code = spawn_exit_code(status);
+	if (code == MACHINED_EXIT_FAILED || code == MACHINED_EXIT_USAGE || code == 127 ||
+	    code > 128) {
+		out[strcspn(out, "\n")] = '\0';
+		if (*out)
+			return cc_error_set(err, -EIO, "%s", out);
+		return cc_error_set(err, -EIO, "%s: %s exited with %d", what, argv[0], code);
+	}
+	return code;
 }
 
 int machined_register(const struct machined_machine *m, bool *ret_scope, struct cc_error *err)
 {
-	_cleanup_(bus_msg_done) struct bus_msg create = {}, reg = {};
-	struct cc_error create_err = {}, reg_err = {};
+	static const char what[] = "cannot register the pod with systemd-machined";
+	char name[300], id[40], leader[32], root[4200], mem[40], tasks[40];
+	char *args[ARGS_MAX] = {(char *) "register", name, id, leader, root};
 	int r;
 
 	*ret_scope = false;
-	machine_msg(&create, m, true);
-	r = machined_call(&create, "cannot create the pod's machine", NULL, &create_err);
-	if (r == 0 || r == -EOPNOTSUPP) {
-		*ret_scope = r == 0;
-		return r;
+	if (bus_absent())
+		return -EOPNOTSUPP;
+	(void) snprintf(name, sizeof(name), "--name=%s", m->name);
+	(void) snprintf(id, sizeof(id), "--id=");
+	for (size_t i = 0; i < sizeof(m->id); i++)
+		(void) snprintf(id + 5 + 2 * i, sizeof(id) - 5 - 2 * i, "%02x", m->id[i]);
+	(void) snprintf(leader, sizeof(leader), "--leader=%d", (int) m->leader);
+	if ((size_t) snprintf(root, sizeof(root), "--root=%s", m->root_directory) >= sizeof(root))
+		return cc_error_set(err, -ENAMETOOLONG, "%s: the stage1 rootfs path is too long",
+				    what);
+	if (m->memory_max && m->tasks_max) {
+		(void) snprintf(mem, sizeof(mem), "--memory-max=%" PRIu64, m->memory_max);
+		(void) snprintf(tasks, sizeof(tasks), "--tasks-max=%" PRIu64, m->tasks_max);
+		args[5] = mem;
+		args[6] = tasks;
 	}
-	/* machined is there but could not make a scope (no systemd as init): the leader's unit. */
-	machine_msg(&reg, m, false);
-	r = machined_call(&reg, "cannot register the pod with systemd-machined", NULL, &reg_err);
-	if (r < 0 && r != -EOPNOTSUPP)
-		(void) cc_error_set(err, r, "%s; %s", create_err.msg, reg_err.msg);
-	return r;
+	r = machined_run(args, what, err);
+	if (r < 0)
+		return r;
+	switch (r) {
+	case MACHINED_EXIT_SCOPE:
+		*ret_scope = true;
+		return 0;
+	case MACHINED_EXIT_UNIT:
+		return 0;
+	case MACHINED_EXIT_ABSENT:
+		return -EOPNOTSUPP;
+	default:
+		return cc_error_set(err, -EIO, "%s: cc-stage1-machined exited with %d", what, r);
+	}
 }
 
 int machined_unregister(const char *name, struct cc_error *err)
 {
-	_cleanup_(bus_msg_done) struct bus_msg msg = {};
+	static const char what[] = "cannot unregister the pod from systemd-machined";
+	char arg[300];
+	char *args[] = {(char *) "unregister", arg, NULL};
 	int r;
 
-	bus_msg_method_call(&msg, MACHINED_NAME, MACHINED_PATH, MACHINED_INTERFACE,
-			    "UnregisterMachine", "s");
-	bus_msg_append_string(&msg, name);
-	r = machined_call(&msg, "cannot unregister the pod from systemd-machined", MACHINED_NO_SUCH,
-			  err);
-	return r == -EOPNOTSUPP ? 0 : r;
+	if (bus_absent())
+		return 0;
+	(void) snprintf(arg, sizeof(arg), "--name=%s", name);
+	r = machined_run(args, what, err);
+	if (r < 0)
+		return r;
+	if (r != MACHINED_EXIT_SCOPE)
+		return cc_error_set(err, -EIO, "%s: cc-stage1-machined exited with %d", what, r);
+	return 0;
 }

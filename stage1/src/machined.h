@@ -6,6 +6,11 @@
  * rkt's nspawn stage1 does, so that `machinectl list` shows it and `journalctl -M <name>`
  * reads its journal. machined is optional: where there is no system bus or no machined, the
  * calls say so with -EOPNOTSUPP and the pod goes on.
+ *
+ * The calls go through libsystemd's sd-bus in cc-stage1-machined (stage1/machined/), a
+ * dynamically linked program that the static entrypoints run through the stage1 image's own
+ * loader and libraries (cc/lib/), found from the current directory, which is the pod dir for
+ * run and gc. CC_STAGE1_MACHINED (tests) names a build of it to run as is instead.
  */
 
 #include <stdbool.h>
@@ -13,6 +18,22 @@
 #include <sys/types.h>
 
 #include "cc/error.h"
+
+/* In the stage1 rootfs: the program, and the loader and libraries it runs with. */
+#define MACHINED_PROGRAM "cc/machined"
+#define MACHINED_LIB_DIR "cc/lib"
+#define MACHINED_LOADER	 MACHINED_LIB_DIR "/ld-linux-x86-64.so.2"
+/* How long a call may take, the bus's own 5 s timeout included. */
+#define MACHINED_TIMEOUT_MS 10000
+
+/* cc-stage1-machined's exit statuses. */
+enum {
+	MACHINED_EXIT_SCOPE = 0,  /* registered in a scope of its own, or unregistered */
+	MACHINED_EXIT_FAILED = 1, /* one line on stderr */
+	MACHINED_EXIT_USAGE = 2,
+	MACHINED_EXIT_ABSENT = 3, /* no system bus, or no machined on it */
+	MACHINED_EXIT_UNIT = 10,  /* registered with the leader's own unit */
+};
 
 struct machined_machine {
 	const char *name;	    /* "rkt-<uuid>" */

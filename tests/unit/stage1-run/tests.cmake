@@ -2,11 +2,16 @@
 # stage1 `run` and `gc`: the supervisor pieces (lib ccstage1run) and the two programs driven
 # against hand-laid pod dirs with a fake VMM.
 foreach(_t volume-plan root-path pod-exit status-mirror vmm-argv vmm-jail-map resources supervise stdio-relay
-    bus kernel-pages-dir vmm-bound vmm-cgroup)
+    kernel-pages-dir vmm-bound vmm-cgroup)
   cc_add_check_test(NAME test-stage1-${_t} LABEL unit
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-${_t}.c
     LIBS ccstage1run)
 endforeach()
+# machined through cc-stage1-machined, against a private dbus-daemon and a fake machined.
+cc_add_check_test(NAME test-stage1-machined LABEL unit TIMEOUT 120
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-machined.c
+  LIBS ccstage1run PkgConfig::SYSTEMD)
+add_dependencies(test-stage1-machined cc-stage1-machined)
 # Root and private namespaces (mount, net); skipped (77) without them.
 foreach(_t volume-mount resources-remove vmm-jail-trees)
   cc_add_check_test(NAME test-stage1-${_t} LABEL unit
