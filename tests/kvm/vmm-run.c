@@ -175,6 +175,18 @@ void vmm_run(char *const argv[], int timeout_ms, struct vmm_result *res)
 	vmm_finish(&p, timeout_ms, res);
 }
 
+const char *vmm_tail(const char *s)
+{
+	size_t len = strlen(s);
+	const char *t, *nl;
+
+	if (len <= 3000)
+		return s;
+	t = s + len - 3000;
+	nl = strchr(t, '\n');
+	return nl && nl[1] ? nl + 1 : t;
+}
+
 long long vmm_kv(const char *out, const char *key)
 {
 	char pat[64];

@@ -36,6 +36,11 @@ bool vmm_wait_output(struct vmm_proc *p, const char *needle, int timeout_ms,
 void vmm_finish(struct vmm_proc *p, int timeout_ms, struct vmm_result *res);
 /* spawn + finish */
 void vmm_run(char *const argv[], int timeout_ms, struct vmm_result *res);
+/*
+ * The end of s, at most 3000 bytes from a line start where there is one: what fits in a check
+ * message (a longer one fails as "Message string too long" and hides the failing assertion).
+ */
+const char *vmm_tail(const char *s);
 /* Value of a "key=hex" line in out, or -1 if absent. */
 long long vmm_kv(const char *out, const char *key);
 

@@ -60,7 +60,7 @@ static void race_guest(bool merge)
 			NULL};
 
 	vmm_run(argv, TIMEOUT_MS, &res);
-	ck_assert_msg(res.status == 0, "exit %d: %s", res.status, res.err);
+	ck_assert_msg(res.status == 0, "exit %d: %s", res.status, vmm_tail(res.err));
 	ck_assert_msg(strstr(res.out, "done\n"), "guest did not finish: %s", res.out);
 	ck_assert_int_ge(vmm_kv(res.out, "rounds"), 1);
 	ck_assert_int_eq(vmm_kv(res.out, "same_race_bad"), 0);
@@ -68,15 +68,18 @@ static void race_guest(bool merge)
 	ck_assert_int_eq(vmm_kv(res.out, "data_bad"), 0);
 	ck_assert_int_eq(vmm_kv(res.out, "zero_bad"), 0);
 	ck_assert_int_eq(vmm_kv(res.out, "same_bad"), 0);
-	ck_assert_msg(!strstr(res.err, "did not pause"), "a pause timed out: %s", res.err);
-	ck_assert_msg(count_lines(res.err, "zero sweep ") >= 5, "too few sweeps: %s", res.err);
+	ck_assert_msg(!strstr(res.err, "did not pause"), "a pause timed out: %s",
+		      vmm_tail(res.err));
+	ck_assert_msg(count_lines(res.err, "zero sweep ") >= 5, "too few sweeps: %s",
+		      vmm_tail(res.err));
 	ck_assert_msg(max_after(res.err, "KiB discarded (") >= 64 * 4,
-		      "the cleared pages stayed: %s", res.err);
+		      "the cleared pages stayed: %s", vmm_tail(res.err));
 	if (merge)
 		ck_assert_msg(max_after(res.err, "pages merged (") >= 48,
-			      "the pattern pages were not merged: %s", res.err);
+			      "the pattern pages were not merged: %s", vmm_tail(res.err));
 	else
-		ck_assert_msg(!strstr(res.err, "merged"), "merged without the option: %s", res.err);
+		ck_assert_msg(!strstr(res.err, "merged"), "merged without the option: %s",
+			      vmm_tail(res.err));
 }
 
 START_TEST(test_sweep_races_guest)
@@ -96,8 +99,8 @@ START_TEST(test_no_sweep_without_option)
 	char *argv[] = {"--kernel", (char *) vmm_guest("hello"), "--mem", "64", "-vv", NULL};
 
 	vmm_run(argv, TIMEOUT_MS, &res);
-	ck_assert_msg(res.status == 0, "exit %d: %s", res.status, res.err);
-	ck_assert_msg(!strstr(res.err, "zero sweep"), "swept anyway: %s", res.err);
+	ck_assert_msg(res.status == 0, "exit %d: %s", res.status, vmm_tail(res.err));
+	ck_assert_msg(!strstr(res.err, "zero sweep"), "swept anyway: %s", vmm_tail(res.err));
 }
 END_TEST
 
@@ -118,23 +121,23 @@ START_TEST(test_usage_errors)
 	ck_assert_int_eq(res.status, 2);
 	ck_assert_msg(
 		strstr(res.err, "--zero-sweep would split huge pages: it needs --hugepages off"),
-		"%s", res.err);
+		"%s", vmm_tail(res.err));
 	ck_assert_uint_eq(count_lines(res.err, "\n"), 1);
 	vmm_run(autohp, TIMEOUT_MS, &res);
 	ck_assert_int_eq(res.status, 2);
-	ck_assert_msg(strstr(res.err, "it needs --hugepages off"), "%s", res.err);
+	ck_assert_msg(strstr(res.err, "it needs --hugepages off"), "%s", vmm_tail(res.err));
 	vmm_run(zero, TIMEOUT_MS, &res);
 	ck_assert_int_eq(res.status, 2);
 	ck_assert_msg(strstr(res.err, "--zero-sweep: expected 1-600000 ms, got '0'"), "%s",
-		      res.err);
+		      vmm_tail(res.err));
 	vmm_run(junk, TIMEOUT_MS, &res);
 	ck_assert_int_eq(res.status, 2);
-	ck_assert_msg(strstr(res.err, "got '5s'"), "%s", res.err);
+	ck_assert_msg(strstr(res.err, "got '5s'"), "%s", vmm_tail(res.err));
 	vmm_run(merge, TIMEOUT_MS, &res);
 	ck_assert_int_eq(res.status, 2);
 	ck_assert_msg(
 		strstr(res.err, "--merge-pages runs in the zero sweep: it needs --zero-sweep"),
-		"%s", res.err);
+		"%s", vmm_tail(res.err));
 }
 END_TEST
 
