@@ -3,7 +3,7 @@
 
 /*
  * What the agent needs to run a command in an app's context, written by the pod layer
- * (ccstage1) on the host:
+ * (ccpod) on the host:
  *
  *   /etc/cc/enter/<app>   key=value lines:
  *                           uid=<n>  gid=<n>  supplementary_gids=<n>[,<n>...]

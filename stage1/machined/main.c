@@ -3,13 +3,13 @@
  * cc-stage1-machined: run's and gc's door to systemd-machined, through libsystemd's sd-bus.
  * The entrypoints are static (they run on any host's glibc) and Debian ships no static
  * libsystemd, so they run this one dynamically linked program through the stage1 image's own
- * loader and libraries (stage1/src/machined.c), as rkt's coreos stage1 runs systemd-nspawn.
+ * loader and libraries (stage1/supervisor/machined.c), as rkt's coreos stage1 runs systemd-nspawn.
  *
  *   cc-stage1-machined register --name=NAME --id=32HEX --leader=PID --root=DIR
  *                               [--memory-max=BYTES --tasks-max=N]
  *   cc-stage1-machined unregister --name=NAME
  *
- * Exit status (stage1/src/machined.h): 0 registered in a scope of its own (CreateMachine) or
+ * Exit status (stage1/supervisor/machined.h): 0 registered in a scope of its own (CreateMachine) or
  * unregistered; 10 registered with the leader's own unit (RegisterMachine); 3 no system bus
  * or no machined on it (register only; nothing is printed); 2 usage; 1 failed, with one line
  * on stderr.

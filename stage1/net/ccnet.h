@@ -69,7 +69,7 @@ struct ccnet_port {
 
 /*
  * Records a host resource before it is created, e.g. run's wrapper around
- * pod_resources_append() (stage1/src/pod-resources.h). kind is "netns".
+ * pod_resources_append() (stage1/supervisor/pod-resources.h). kind is "netns".
  */
 typedef int (*ccnet_record_fn)(void *userdata, const char *kind, const char *name);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target: the entrypoints' command lines (NUL-separated arguments) through every
- * ccstage1 flag parser, and each argument through the environment and Exec*= quoting.
+ * ccpod flag parser, and each argument through the environment and Exec*= quoting.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 
 START_TEST(test_enter_config_layer_format)
 {
-	/* What ccstage1's pod layer writes (stage1/podlayer.h). */
+	/* What ccpod's pod layer writes (stage1/podlayer.h). */
 	struct enter_config c;
 
 	ASSERT_OK(enter_config_parse("app=web\nroot=/opt/stage2/web/rootfs\nuid=1000\ngid=100\n"

@@ -10,7 +10,7 @@ endforeach()
 cc_add_check_test(NAME test-net-pod LABEL unit TIMEOUT 180
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-net-pod.c ${CMAKE_CURRENT_LIST_DIR}/net-env.c
           ${CMAKE_CURRENT_LIST_DIR}/guest-sim.c
-  LIBS ccnet ccstage1run Threads::Threads)
+  LIBS ccnet ccsupervisor Threads::Threads)
 cc_add_fuzzer(NAME fuzz-cni-result
   SOURCES ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz-cni-result.c
   LIBS ccnet

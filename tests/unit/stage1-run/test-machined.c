@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The pod's systemd-machined registration (stage1/src/machined.c over cc-stage1-machined and
+ * The pod's systemd-machined registration (stage1/supervisor/machined.c over cc-stage1-machined and
  * sd-bus), against a private dbus-daemon of the test's own and a fake machined on it that
  * records what it is sent: CreateMachine's exact arguments and scope properties, the fallback
  * to RegisterMachine, machined's refusals passed on in one line, UnregisterMachine and its

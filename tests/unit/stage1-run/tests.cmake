@@ -1,22 +1,22 @@
 # SPDX-License-Identifier: Apache-2.0
-# stage1 `run` and `gc`: the supervisor pieces (lib ccstage1run) and the two programs driven
+# stage1 `run` and `gc`: the supervisor pieces (lib ccsupervisor) and the two programs driven
 # against hand-laid pod dirs with a fake VMM.
 foreach(_t volume-plan root-path pod-exit status-mirror vmm-argv vmm-jail-map resources supervise stdio-relay
     kernel-pages-dir vmm-bound vmm-cgroup)
   cc_add_check_test(NAME test-stage1-${_t} LABEL unit
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-${_t}.c
-    LIBS ccstage1run)
+    LIBS ccsupervisor)
 endforeach()
 # machined through cc-stage1-machined, against a private dbus-daemon and a fake machined.
 cc_add_check_test(NAME test-stage1-machined LABEL unit TIMEOUT 120
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-machined.c
-  LIBS ccstage1run PkgConfig::SYSTEMD)
+  LIBS ccsupervisor PkgConfig::SYSTEMD)
 add_dependencies(test-stage1-machined cc-stage1-machined)
 # Root and private namespaces (mount, net); skipped (77) without them.
 foreach(_t volume-mount resources-remove vmm-jail-trees)
   cc_add_check_test(NAME test-stage1-${_t} LABEL unit
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test-${_t}.c
-    LIBS ccstage1run)
+    LIBS ccsupervisor)
 endforeach()
 # The two programs end to end with a fake VMM (root and namespaces; skipped without).
 # The fake VMM proves its --net tap fd works with tap-probe (an ARP exchange with the gateway).
@@ -39,7 +39,7 @@ set_tests_properties(test-stage1-run-fake-vmm PROPERTIES LABELS unit TIMEOUT 120
 
 cc_add_fuzzer(NAME fuzz-stage1-run
   SOURCES ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz-stage1-run.c
-  LIBS ccstage1run
+  LIBS ccsupervisor
   CORPUS ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/stage1-run)
 
 # run with the real cc-vmm and a tiny test guest (kvm tier).

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ccstage1 flags: rkt 1.30's command lines for run, stop, enter and gc, and every error. */
+/* ccpod flags: rkt 1.30's command lines for run, stop, enter and gc, and every error. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

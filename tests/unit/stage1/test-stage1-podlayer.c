@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ccstage1 pod layer: golden files for every file it writes (tests/data/stage1/golden/<case>/,
+ * ccpod pod layer: golden files for every file it writes (tests/data/stage1/golden/<case>/,
  * plus <case>.warnings), VM sizing, DNS files, and the errors. CC_UPDATE_GOLDEN=1 rewrites
  * the golden files from the current output (review the diff).
  */

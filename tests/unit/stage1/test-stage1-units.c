@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ccstage1 text generators: environment files, Exec*= quoting, app units, isolator mapping. */
+/* ccpod text generators: environment files, Exec*= quoting, app units, isolator mapping. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

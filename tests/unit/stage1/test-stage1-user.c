@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ccstage1 user/group resolution and rootfs lookups against a fake app rootfs. */
+/* ccpod user/group resolution and rootfs lookups against a fake app rootfs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

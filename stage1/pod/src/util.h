@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 
-/* Small string helpers private to ccstage1. */
+/* Small string helpers private to ccpod. */
 
 #include <stdbool.h>
 #include <string.h>
