@@ -18,7 +18,8 @@ struct vmm_proc {
 struct vmm_result {
 	int status; /* exit status, or 128 + signal, or -1 on timeout */
 	char out[16384];
-	char err[16384];
+	/* -vv logs two lines per zero sweep: a slow run (a loaded host) logs hundreds of sweeps. */
+	char err[262144];
 };
 
 /* Exits 77 with a reason when /dev/kvm is missing, unless CI=true (then the test fails). */

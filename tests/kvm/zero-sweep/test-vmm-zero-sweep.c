@@ -6,8 +6,9 @@
  * - sweeps every 20 ms while the guest races them: no word it wrote is lost, its data pages
  *   are intact, its cleared pages read as zeroes, its pattern pages as the pattern;
  * - the sweeps really discard pages (the -vv lines: at least the 64 cleared pages);
- * - with --merge-pages the same race, and the 64 pattern pages really merged (all but the
- *   few a sweep met with one word changed);
+ * - with --merge-pages the same race, and the 64 pattern pages really merged once the race
+ *   leaves them alone (all but the few a sweep met with one word changed), then read back
+ *   intact;
  * - without the option there is no sweep; with --hugepages on or auto, a bad interval, or
  *   --merge-pages without --zero-sweep, a usage error.
  */
