@@ -5,10 +5,11 @@
 
 #include "machine1.h"
 
-#define M1_NAME		"org.freedesktop.machine1"
-#define M1_PATH		"/org/freedesktop/machine1"
-#define M1_INTERFACE	"org.freedesktop.machine1.Manager"
-#define M1_TIMEOUT_USEC (5ull * 1000 * 1000)
+#define M1_NAME	     "org.freedesktop.machine1"
+#define M1_PATH	     "/org/freedesktop/machine1"
+#define M1_INTERFACE "org.freedesktop.machine1.Manager"
+/* Per call: CreateMachine and RegisterMachine fit in the 10 s run gives the helper. */
+#define M1_TIMEOUT_USEC (4ull * 1000 * 1000)
 
 static void bus_unrefp(sd_bus **b)
 {
@@ -68,12 +69,13 @@ static int m1_call(sd_bus *bus, sd_bus_message *m, const char *what, const char 
 	r = sd_bus_call(bus, m, M1_TIMEOUT_USEC, &e, &reply);
 	if (r >= 0)
 		return 0;
-	if (!sd_bus_error_is_set(&e))
-		return bus_is_absent(r) ? -EOPNOTSUPP : cc_error_set(err, r, "%s: %m", what);
 	if (ok_error && sd_bus_error_has_name(&e, ok_error))
 		return 0;
 	if (machined_is_absent(bus, &e))
 		return -EOPNOTSUPP;
+	/* sd-bus names its own failures (the connection, a timeout) System.Error.<errno>. */
+	if (strncmp(e.name, "System.Error.", 13) == 0)
+		return bus_is_absent(r) ? -EOPNOTSUPP : cc_error_set(err, r, "%s: %m", what);
 	/* -EIO whatever errno sd-bus maps the name to: -EOPNOTSUPP means "no machined". */
 	return cc_error_set(err, -EIO, "%s: %s", what, e.message ? e.message : e.name);
 }

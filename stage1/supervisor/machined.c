@@ -29,9 +29,10 @@ static bool bus_absent(void)
  */
 static int machined_run(char *const *args, const char *what, struct cc_error *err)
 {
-	_cleanup_free_ char *cwd = NULL, *loader = NULL, *libs = NULL, *prog = NULL, *out = NULL;
-	const char *test = getenv("CC_STAGE1_MACHINED");
-	char *argv[ARGS_MAX + 8];
+	_cleanup_free_ char *cwd = NULL, *loader = NULL, *libs = NULL, *prog = NULL, *out = NULL,
+			    *bus_env = NULL;
+	const char *test = getenv("CC_STAGE1_MACHINED"), *bus = getenv("DBUS_SYSTEM_BUS_ADDRESS");
+	char *argv[ARGS_MAX + 8], *envp[2] = {};
 	size_t n = 0;
 	int r, status, code;
 
@@ -39,12 +40,16 @@ static int machined_run(char *const *args, const char *what, struct cc_error *er
 		argv[n++] = (char *) test;
 	} else {
 		cwd = getcwd(NULL, 0);
+		/* ld.so splits --library-path at ':' and ';' and expands '$ORIGIN' and the like. */
+		if (cwd && cwd[strcspn(cwd, ":;$")])
+			return cc_error_set(err, -EINVAL,
+					    "%s: the pod dir's path has ':', ';' or '$'", what);
 		if (!cwd ||
 		    asprintf(&loader, "%s/%s/%s", cwd, POD_STAGE1_ROOTFS, MACHINED_LOADER) < 0 ||
 		    asprintf(&libs, "%s/%s/%s", cwd, POD_STAGE1_ROOTFS, MACHINED_LIB_DIR) < 0 ||
 		    asprintf(&prog, "%s/%s/%s", cwd, POD_STAGE1_ROOTFS, MACHINED_PROGRAM) < 0)
 			return cc_error_set(err, -ENOMEM, "%s: %m", what);
-		/* Neither the host's ld.so.cache nor its library directories: the image's own. */
+		/* Not the host's ld.so.cache: the image's libraries (cc/lib has all it links). */
 		argv[n++] = loader;
 		argv[n++] = (char *) "--inhibit-cache";
 		argv[n++] = (char *) "--library-path";
@@ -56,10 +61,15 @@ static int machined_run(char *const *args, const char *what, struct cc_error *er
 	for (size_t i = 0; i < ARGS_MAX && args[i]; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
+	/* Of our environment, only the bus address (no LD_PRELOAD, no SYSTEMD_LOG_LEVEL). */
+	if (bus && asprintf(&bus_env, "DBUS_SYSTEM_BUS_ADDRESS=%s", bus) < 0)
+		return cc_error_set(err, -ENOMEM, "%s: %m", what);
+	envp[0] = bus_env;
 
 	struct spawn_req req = {
 		.path = argv[0],
 		.argv = argv,
+		.envp = envp,
 		.out_max = CC_ERROR_MSG_MAX,
 		.timeout_ms = MACHINED_TIMEOUT_MS,
 		.err = SPAWN_STDERR_CAPTURE,

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
@@ -37,7 +38,9 @@ static pid_t daemon_pid, fake_pid;
 enum fake_mode {
 	FAKE_SCOPE,
 	FAKE_UNIT,
-	FAKE_FAIL
+	FAKE_FAIL,
+	FAKE_LIAR, /* owns the name and answers ServiceUnknown, as machined without systemd */
+	FAKE_HANG, /* never answers */
 };
 static enum fake_mode mode;
 
@@ -103,6 +106,10 @@ static int on_create(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	(void) userdata;
 	if (read_machine(m, "CreateMachine", true) < 0)
 		return sd_bus_error_set(e, SD_BUS_ERROR_INVALID_ARGS, "bad CreateMachine");
+	if (mode == FAKE_HANG)
+		return 1; /* no reply */
+	if (mode == FAKE_LIAR)
+		return sd_bus_error_set(e, SD_BUS_ERROR_SERVICE_UNKNOWN, "systemd is not there");
 	if (mode != FAKE_SCOPE)
 		return sd_bus_error_set(e, "org.freedesktop.DBus.Error.NotSupported",
 					"no systemd to make scopes");
@@ -114,7 +121,9 @@ static int on_register(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	(void) userdata;
 	if (read_machine(m, "RegisterMachine", false) < 0)
 		return sd_bus_error_set(e, SD_BUS_ERROR_INVALID_ARGS, "bad RegisterMachine");
-	if (mode == FAKE_FAIL)
+	if (mode == FAKE_HANG)
+		return 1;
+	if (mode == FAKE_FAIL || mode == FAKE_LIAR)
 		return sd_bus_error_set(e, SD_BUS_ERROR_ACCESS_DENIED, "the leader is not ours");
 	return sd_bus_reply_method_return(m, "o", "/org/freedesktop/machine1/machine/x");
 }
@@ -331,6 +340,71 @@ START_TEST(test_refusals_in_one_line)
 }
 END_TEST
 
+/* machined itself relays ServiceUnknown when systemd is missing: that is a failure, not "absent".
+ */
+START_TEST(test_machined_relaying_service_unknown_is_a_failure)
+{
+	struct machined_machine m = machine();
+	struct cc_error err = {};
+	bool scope;
+	int r;
+
+	fake_start(FAKE_LIAR);
+	r = machined_register(&m, &scope, &err);
+	ck_assert_int_lt(r, 0);
+	ck_assert_int_ne(r, -EOPNOTSUPP);
+	ck_assert_msg(strstr(err.msg, "systemd is not there"), "%s", err.msg);
+}
+END_TEST
+
+/* A machined that never answers: both calls time out, one line, within run's limit. */
+START_TEST(test_hung_machined)
+{
+	struct machined_machine m = machine();
+	struct cc_error err = {};
+	bool scope;
+	int r;
+
+	fake_start(FAKE_HANG);
+	r = machined_register(&m, &scope, &err);
+	ck_assert_int_lt(r, 0);
+	ck_assert_int_ne(r, -EOPNOTSUPP);
+	ck_assert_msg(err.msg[0] && !strchr(err.msg, '\n') && !strstr(err.msg, "no answer within"),
+		      "%s", err.msg);
+}
+END_TEST
+
+/* Whatever the helper does, run gets one line: an exit status of its own, a signal. */
+START_TEST(test_helper_crashes)
+{
+	struct machined_machine m = machine();
+	struct cc_error err = {};
+	char path[600];
+	bool scope;
+
+	(void) snprintf(path, sizeof(path), "%s/helper", tmp);
+	ck_assert_int_eq(setenv("CC_STAGE1_MACHINED", path, 1), 0);
+	cctest_write_at(tmp, "helper", "#!/bin/sh\nexit 7\n");
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	ck_assert_int_lt(machined_register(&m, &scope, &err), 0);
+	ck_assert_msg(strstr(err.msg, "exited with 7"), "%s", err.msg);
+	cctest_write_at(tmp, "helper", "#!/bin/sh\nkill -9 $$\n");
+	err = (struct cc_error){0};
+	ck_assert_int_lt(machined_register(&m, &scope, &err), 0);
+	ck_assert_msg(strstr(err.msg, "exited with 137"), "%s", err.msg);
+	/* Its environment is the bus address alone: no LD_PRELOAD, no SYSTEMD_LOG_LEVEL. */
+	cctest_write_at(
+		tmp, "helper",
+		"#!/bin/sh\nenv | grep -v '^DBUS_SYSTEM_BUS_ADDRESS=\\|^PWD=\\|^SHLVL=\\|^_=' "
+		"| tr '\\n' ' ' >&2\nexit 1\n");
+	ck_assert_int_eq(setenv("SYSTEMD_LOG_LEVEL", "debug", 1), 0);
+	err = (struct cc_error){0};
+	ck_assert_int_lt(machined_register(&m, &scope, &err), 0);
+	ck_assert_int_eq(unsetenv("SYSTEMD_LOG_LEVEL"), 0);
+	ck_assert_msg(strstr(err.msg, "exited with 1"), "got '%s'", err.msg);
+}
+END_TEST
+
 START_TEST(test_unregister)
 {
 	struct cc_error err = {};
@@ -468,6 +542,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_no_bound_no_properties);
 	tcase_add_test(tc, test_falls_back_to_register_machine);
 	tcase_add_test(tc, test_refusals_in_one_line);
+	tcase_add_test(tc, test_machined_relaying_service_unknown_is_a_failure);
+	tcase_add_test(tc, test_hung_machined);
+	tcase_add_test(tc, test_helper_crashes);
 	tcase_add_test(tc, test_unregister);
 	tcase_add_test(tc, test_no_machined_no_bus);
 	tcase_add_test(tc, test_missing_helper);
