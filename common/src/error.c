@@ -24,30 +24,34 @@ _printf_(4, 0) static void error_vformat(char *buf, size_t len, int code, const 
 	errno = saved;
 }
 
-int cc_error_set(struct cc_error *err, int r, const char *fmt, ...)
+/* Set code and msg; status and context stay as they are. */
+_printf_(3, 0) static int error_vset(struct cc_error *err, int r, const char *fmt, va_list ap)
 {
 	int code = error_code(r);
-	va_list ap;
 
 	if (!err)
 		return code;
 	err->code = code;
-	va_start(ap, fmt);
 	error_vformat(err->msg, sizeof(err->msg), code, fmt, ap);
+	return code;
+}
+
+int cc_error_set(struct cc_error *err, int r, const char *fmt, ...)
+{
+	va_list ap;
+	int code;
+
+	va_start(ap, fmt);
+	code = error_vset(err, r, fmt, ap);
 	va_end(ap);
 	return code;
 }
 
 int cc_error_vset_status(struct cc_error *err, int status, int r, const char *fmt, va_list ap)
 {
-	int code = error_code(r);
-
-	if (!err)
-		return code;
-	err->code = code;
-	err->status = status;
-	error_vformat(err->msg, sizeof(err->msg), code, fmt, ap);
-	return code;
+	if (err)
+		err->status = status;
+	return error_vset(err, r, fmt, ap);
 }
 
 int cc_error_set_status(struct cc_error *err, int status, int r, const char *fmt, ...)
@@ -63,15 +67,13 @@ int cc_error_set_status(struct cc_error *err, int status, int r, const char *fmt
 
 int cc_error_set_context(struct cc_error *err, int r, const char *context, const char *fmt, ...)
 {
-	int code = error_code(r);
 	va_list ap;
+	int code;
 
-	if (!err)
-		return code;
-	err->code = code;
-	(void) snprintf(err->context, sizeof(err->context), "%s", context);
+	if (err)
+		(void) snprintf(err->context, sizeof(err->context), "%s", context);
 	va_start(ap, fmt);
-	error_vformat(err->msg, sizeof(err->msg), code, fmt, ap);
+	code = error_vset(err, r, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -103,6 +105,12 @@ int cc_error_wrap(struct cc_error *err, int r, const char *fmt, ...)
 	error_vformat(out, sizeof(out), code, fmt, ap);
 	va_end(ap);
 	n = strlen(out);
+	if (err->context[0]) {
+		/* The callee's context is part of the line from here up. */
+		error_append(out, sizeof(out), &n, ": ");
+		error_append(out, sizeof(out), &n, err->context);
+		err->context[0] = '\0';
+	}
 	error_append(out, sizeof(out), &n, ": ");
 	error_append(out, sizeof(out), &n, err->msg[0] ? err->msg : strerror(-code));
 	memcpy(err->msg, out, n + 1);

@@ -30,18 +30,15 @@ static void fd_path(char *buf, size_t len, int fd, const char *rel)
 static int app_load(int pod_fd, const struct pod_app *pa, struct image_manifest **ret,
 		    struct cc_error *err)
 {
-	struct cc_error merr = {};
 	char rel[PATH_MAX], path[PATH_MAX + 32];
 	struct stat st;
 	int r;
 
 	(void) snprintf(rel, sizeof(rel), POD_APP_MANIFEST_FMT, pa->name);
 	fd_path(path, sizeof(path), pod_fd, rel);
-	r = image_manifest_load(path, ret, &merr);
-	if (r == -EINVAL || r == -EBADMSG || r == -E2BIG || r == -EFBIG)
-		return cc_error_set(err, r, "%s: %s: %s", rel, merr.context, merr.msg);
+	r = image_manifest_load(path, ret, err);
 	if (r < 0)
-		return cc_error_set(err, r, "%s: %m", rel);
+		return cc_error_wrap(err, r, "%s", rel);
 	if (!pod_app_effective_app(pa, *ret))
 		return cc_error_set(err, EINVAL, "app %s: neither the pod nor its image has an app",
 				    pa->name);
@@ -56,18 +53,14 @@ static int app_load(int pod_fd, const struct pod_app *pa, struct image_manifest 
 int pod_info_load(int pod_fd, struct pod_info *ret, struct cc_error *reterr_error)
 {
 	_cleanup_(pod_info_done) struct pod_info info = {};
-	struct cc_error merr = {};
 	char path[64];
 	int r;
 
 	assert_return(ret, -EINVAL);
 	fd_path(path, sizeof(path), pod_fd, POD_MANIFEST_PATH);
-	r = pod_manifest_load(path, &info.pod, &merr);
-	if (r == -EINVAL || r == -EBADMSG || r == -E2BIG || r == -EFBIG)
-		return cc_error_set(reterr_error, r, "pod manifest: %s: %s", merr.context,
-				    merr.msg);
+	r = pod_manifest_load(path, &info.pod, reterr_error);
 	if (r < 0)
-		return cc_error_set(reterr_error, r, "pod manifest: %m");
+		return cc_error_wrap(reterr_error, r, "pod manifest");
 	if (info.pod->n_apps == 0)
 		return cc_error_set(reterr_error, EINVAL, "pod manifest: the pod has no apps");
 	info.images = calloc(info.pod->n_apps, sizeof(*info.images));

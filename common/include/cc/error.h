@@ -51,8 +51,10 @@ int cc_error_set_context(struct cc_error *err, int r, const char *context, const
 	_printf_(4, 5);
 /*
  * Prefix the message already in *err with "<fmt>: " (what the caller knows: the app, the
- * file) and return -abs(r). When *err holds no message (the callee only fails with -ENOMEM,
- * or was given NULL), the message becomes "<fmt>: <strerror(-r)>".
+ * file) and return -abs(r). A context the callee set goes into the line after the prefix
+ * ("<fmt>: <context>: <msg>") and is cleared. When *err holds no message (the callee only
+ * fails with -ENOMEM, failed before it had anything to say, or was given NULL), the message
+ * becomes "<fmt>: <strerror(-r)>".
  */
 int cc_error_wrap(struct cc_error *err, int r, const char *fmt, ...) _printf_(3, 4);
 /*

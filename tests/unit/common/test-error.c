@@ -68,6 +68,13 @@ START_TEST(test_wrap_adds_context_in_front)
 	ck_assert_int_eq(cc_error_wrap(&err, -EBADMSG, "pod"), -EBADMSG);
 	ck_assert_str_eq(err.msg, "pod: app web: manifest: No such file or directory");
 	ck_assert_int_eq(err.code, -EBADMSG);
+	/* A callee's context becomes part of the line, once. */
+	(void) cc_error_set_context(&err, -EINVAL, "apps[0].name", "empty");
+	(void) cc_error_wrap(&err, -EINVAL, "pod manifest");
+	ck_assert_str_eq(err.msg, "pod manifest: apps[0].name: empty");
+	ck_assert_str_eq(err.context, "");
+	(void) cc_error_wrap(&err, -EINVAL, "run");
+	ck_assert_str_eq(err.msg, "run: pod manifest: apps[0].name: empty");
 }
 END_TEST
 
